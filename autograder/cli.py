@@ -1,0 +1,35 @@
+"""Thin command-line dispatcher: each sub-command is a module with a main(argv)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "release": ("autograder.release", "regenerate notebooks/ and the student bundle from solutions/"),
+    "grade": ("autograder.grade", "grade SUBMISSIONS into RESULTS (grades.csv, results.json, feedback)"),
+    "check": ("autograder.check", "run a notebook's visible tests and print a per-part table"),
+    "demo": ("autograder.demo", "release, grade the sample submissions in data/, print the grades"),
+    "author": ("autograder.authoring", "turn a percent-format draft into a source notebook"),
+}
+
+
+def usage() -> str:
+    """The list of commands."""
+    lines = ["usage: python -m autograder COMMAND [options]", "", "commands:"]
+    lines += [f"  {name:<9} {help_}" for name, (_, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the named command with the remaining arguments."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)

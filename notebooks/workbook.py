@@ -1,0 +1,225 @@
+"""Learner-side helpers for the workbook notebooks: device, seeds, grading mode and checks.
+
+This file is copied next to every student notebook (and fetched by the Colab setup
+cell). It holds nothing a learner is asked to implement.
+
+Checks record what the learner's code produced (``Check.close`` and friends) and then
+assert it in the kernel, so the learner gets a message right away. When the grader sets
+``WORKBOOK_EXPORT``, every recorded value is also written there as a plain ``.npy``
+file (never pickle): the grader compares it with the reference outside the learner's
+kernel, so nothing done inside the kernel can turn a wrong answer into a pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:  # torch is optional so that the grader can import this module cheaply
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
+
+GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
+"""True when the autograder runs the notebook: training cells use a small configuration."""
+
+EXPORT_ENV = "WORKBOOK_EXPORT"
+_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+
+
+def pick_device() -> "torch.device":
+    """The best available device: cuda, then mps, then cpu."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def seed_everything(seed: int = 0) -> None:
+    """Seed Python, NumPy and PyTorch (all devices)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    if torch is not None:
+        torch.manual_seed(seed)
+        # TF32 would make CUDA matmuls differ from the CPU by ~1e-3: keep full float32.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+
+def scaled(full: int, small: int) -> int:
+    """`full` normally, `small` under grading (keeps training cells to seconds there)."""
+    return small if GRADING else full
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    """A plain NumPy copy of a tensor, array, number or bool (no object arrays)."""
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach()
+        if value.dtype in (torch.bfloat16, torch.float16):
+            value = value.float()
+        value = value.cpu().numpy()
+    array = np.array(value, copy=True)
+    if array.dtype == object:
+        raise TypeError(f"cannot record a value of type {type(value).__name__}")
+    return array
+
+
+class CheckFailure(AssertionError):
+    """A check that failed: its message says what is wrong, never the answer."""
+
+
+class Check:
+    """One test's checks: records each value, then asserts it with a helpful message."""
+
+    def __init__(self, name: str, export_dir: str | None = None) -> None:
+        if not _KEY.match(name):
+            raise ValueError(f"check name {name!r} must match {_KEY.pattern}")
+        self.name = name
+        root = export_dir or os.environ.get(EXPORT_ENV)
+        self._dir = Path(root) / name if root else None
+
+    # -- recording -----------------------------------------------------------------
+    def _record(self, key: str, value: Any, meta: dict[str, Any]) -> np.ndarray | None:
+        if not _KEY.match(key):
+            raise ValueError(f"record key {key!r} must match {_KEY.pattern}")
+        try:
+            array = to_numpy(value)
+        except (TypeError, ValueError, RuntimeError):
+            return None
+        if self._dir is not None:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            np.save(self._dir / f"{key}.npy", array, allow_pickle=False)
+            (self._dir / f"{key}.json").write_text(json.dumps(meta))
+        return array
+
+    def _fail(self, key: str, message: str) -> None:
+        raise CheckFailure(f"[{self.name}/{key}] {message}")
+
+    # -- checks --------------------------------------------------------------------
+    def close(
+        self,
+        key: str,
+        actual: Any,
+        expected: Any,
+        *,
+        atol: float = 1e-5,
+        rtol: float = 1e-5,
+        hint: str = "",
+        mistakes: dict[str, Any] | None = None,
+    ) -> None:
+        """`actual` equals `expected` in shape and values (within atol/rtol, NaN == NaN)."""
+        array = self._record(key, actual, {"kind": "close", "atol": atol, "rtol": rtol})
+        if array is None:
+            self._fail(key, f"expected a tensor or array, got {type(actual).__name__}. {hint}")
+        want = to_numpy(expected)
+        if array.shape != want.shape:
+            self._fail(key, f"shape {tuple(array.shape)} but expected {tuple(want.shape)}. {hint}")
+        if np.isnan(array).any() and not np.isnan(want).any():
+            self._fail(key, f"the result contains NaN. {hint}")
+        if _allclose(array, want, atol, rtol):
+            return
+        for mistake, wrong in (mistakes or {}).items():
+            wrong_array = to_numpy(wrong)
+            if wrong_array.shape == array.shape and _allclose(array, wrong_array, atol, rtol):
+                self._fail(key, f"the result matches a known mistake: {mistake}.")
+        err = np.nanmax(np.abs(array.astype(np.float64) - want.astype(np.float64)))
+        self._fail(key, f"values differ (max abs error {err:.3g}). {hint}")
+
+    def equal(self, key: str, actual: Any, expected: Any, *, hint: str = "") -> None:
+        """`actual` equals `expected` exactly: shape, dtype kind and every value."""
+        array = self._record(key, actual, {"kind": "equal"})
+        if array is None:
+            self._fail(key, f"expected a tensor or array, got {type(actual).__name__}. {hint}")
+        want = to_numpy(expected)
+        if array.shape != want.shape:
+            self._fail(key, f"shape {tuple(array.shape)} but expected {tuple(want.shape)}. {hint}")
+        if array.dtype.kind != want.dtype.kind:
+            self._fail(key, f"dtype {array.dtype} but expected {want.dtype}. {hint}")
+        if not np.array_equal(array, want):
+            self._fail(key, f"{int((array != want).sum())} value(s) differ. {hint}")
+
+    def true(self, key: str, value: bool, message: str) -> None:
+        """A property that must hold; `message` says what it means when it does not."""
+        ok = bool(value) if isinstance(value, (bool, np.bool_)) else _truthy(value)
+        self._record(key, ok, {"kind": "equal"})
+        if not ok:
+            self._fail(key, message)
+
+    def raises(
+        self, key: str, error: type[BaseException], fn: Callable[[], Any], *, match: str = ""
+    ) -> None:
+        """`fn()` raises `error` with a message matching the regex `match`."""
+        try:
+            fn()
+        except error as exc:
+            ok = bool(re.search(match, str(exc))) if match else True
+            self._record(key, ok, {"kind": "equal"})
+            if not ok:
+                self._fail(key, f"{error.__name__} raised, but its message {str(exc)!r} "
+                           f"does not say what is wrong (expected to mention {match!r}).")
+            return
+        except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
+            self._record(key, False, {"kind": "equal"})
+            self._fail(key, f"raised {type(exc).__name__} ({exc}) instead of {error.__name__}.")
+        self._record(key, False, {"kind": "equal"})
+        self._fail(key, f"expected {error.__name__}, but nothing was raised.")
+
+
+def _truthy(value: Any) -> bool:
+    if torch is not None and isinstance(value, torch.Tensor):
+        return bool(value.all().item())
+    return bool(value)
+
+
+def _allclose(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> bool:
+    if a.dtype.kind == "b" or b.dtype.kind == "b":
+        return a.dtype.kind == b.dtype.kind and np.array_equal(a, b)
+    try:
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64),
+                                atol=atol, rtol=rtol, equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def calls_to(fn: Callable[[], Any], *targets: Callable[..., Any]) -> int:
+    """How many times running `fn()` calls any of the torch functions `targets`."""
+    from torch.overrides import TorchFunctionMode
+
+    hits = []
+
+    class _Spy(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func in targets:
+                hits.append(func)
+            return func(*args, **(kwargs or {}))
+
+    with _Spy():
+        fn()
+    return len(hits)
+
+
+def heatmap(weights: Any, xlabels=None, ylabels=None, title: str = "attention weights", ax=None):
+    """Plot a (L, S) attention matrix with labels and a colour bar."""
+    import matplotlib.pyplot as plt
+
+    data = to_numpy(weights)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1 + 0.5 * data.shape[1], 1 + 0.45 * data.shape[0]))
+    image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=max(1e-9, float(data.max())))
+    ax.set_xlabel("key position (attended to)")
+    ax.set_ylabel("query position")
+    ax.set_title(title)
+    if xlabels is not None:
+        ax.set_xticks(range(len(xlabels)), xlabels, rotation=45)
+    if ylabels is not None:
+        ax.set_yticks(range(len(ylabels)), ylabels)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046)
+    return ax
