@@ -1,0 +1,70 @@
+"""Answer cells: find them by grade_id, read them from a notebook, write them into one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+_ANSWER_HEADER = re.compile(r"^# %% answer (\S+)\s*$", re.MULTILINE)
+
+
+def grade_id(cell) -> str | None:
+    """The nbgrader grade_id of a cell, or None."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return meta.get("grade_id") if isinstance(meta, dict) else None
+
+
+def is_answer(cell) -> bool:
+    """An nbgrader solution cell (where the learner writes code)."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return isinstance(meta, dict) and bool(meta.get("solution")) and cell.get("cell_type") == "code"
+
+
+def is_test(cell) -> bool:
+    """An autograded test cell."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return isinstance(meta, dict) and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def answer_ids(nb) -> list[str]:
+    """grade_ids of the answer cells, in order."""
+    return [grade_id(c) for c in nb.cells if is_answer(c)]
+
+
+def with_answers(nb, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """A copy of `nb` whose answer cells hold the given sources (others unchanged)."""
+    unknown = set(answers) - set(answer_ids(nb))
+    if unknown:
+        raise KeyError(f"no answer cell with grade_id {sorted(unknown)}")
+    out = nbformat.from_dict(nb)
+    for cell in out.cells:
+        if is_answer(cell) and grade_id(cell) in answers:
+            cell.source = answers[grade_id(cell)]
+    return out
+
+
+def strip_markers(source: str) -> str:
+    """A solution cell's source without its ### BEGIN/END SOLUTION lines."""
+    keep = [ln for ln in source.splitlines() if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")]
+    return "\n".join(keep) + "\n"
+
+
+def reference_answers(source_nb) -> dict[str, str]:
+    """The instructor's answers (solution cells, markers removed) by grade_id."""
+    return {grade_id(c): strip_markers(c.source) for c in source_nb.cells if is_answer(c)}
+
+
+def parse_answer_file(text: str) -> dict[str, str]:
+    """Answer sources from a file of '# %% answer <grade_id>' sections."""
+    parts = _ANSWER_HEADER.split(text)
+    return {parts[i]: parts[i + 1].strip("\n") + "\n" for i in range(1, len(parts), 2)}
+
+
+def load_answer_file(path: Path) -> dict[str, str]:
+    """Parse a catalogue or sample answer file."""
+    answers = parse_answer_file(path.read_text())
+    if not answers:
+        raise ValueError(f"{path}: no '# %% answer <grade_id>' section")
+    return answers

@@ -1,0 +1,110 @@
+"""Execute a notebook cell by cell in a fresh kernel, surviving deaths, hangs and floods."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from autograder.limits import Limits
+
+
+@dataclass
+class ExecutionReport:
+    """What happened while running a notebook."""
+
+    seconds: float = 0.0
+    stopped_at: int | None = None  # index of the cell where execution stopped, if it did
+    reason: str = ""
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+def _error_output(ename: str, evalue: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+def _cap_outputs(cell, limit: int) -> None:
+    """Keep a cell's outputs under `limit` bytes (text and images alike)."""
+    total, kept = 0, []
+    for out in cell.get("outputs", []):
+        size = len(json.dumps(out))
+        if total + size > limit:
+            kept.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"[output truncated: over {limit} bytes]\n"))
+            break
+        total += size
+        kept.append(out)
+    cell.outputs = kept
+
+
+def _mark_rest(nb, start: int, ename: str, reason: str) -> None:
+    for cell in nb.cells[start:]:
+        if cell.cell_type == "code":
+            cell.outputs = [_error_output(ename, reason)]
+
+
+def execute(nb, workdir: Path, env: dict[str, str], limits: Limits,
+            kernel_manager_class=None) -> ExecutionReport:
+    """Run every code cell of `nb` in place; a death or hang stops execution there."""
+    report, t0 = ExecutionReport(), time.perf_counter()
+    kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
+    client = NotebookClient(
+        nb, timeout=limits.cell_seconds, allow_errors=True, kernel_name="python3",
+        resources={"metadata": {"path": str(workdir)}}, interrupt_on_timeout=False,
+        record_timing=False, shutdown_kernel="immediate", **kwargs,
+    )
+    client.extra_arguments = []
+    env = {**_base_env(), **env}
+    start = time.perf_counter()
+    try:
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        with client.setup_kernel(env=env, cwd=str(workdir), **quiet):
+            report.phases["kernel_start"] = time.perf_counter() - start
+            _run_cells(client, nb, limits, report, t0)
+    except DeadKernelError:
+        _stop(nb, report, report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
+    except RuntimeError as exc:  # kernel failed to start
+        _stop(nb, report, 0, "KernelStartFailed", f"the kernel did not start: {exc}")
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _base_env() -> dict[str, str]:
+    """The few variables a kernel needs; the grader's own environment is not passed on."""
+    keep = ("PATH", "LANG", "LC_ALL", "TZ")
+    return {k: os.environ[k] for k in keep if k in os.environ}
+
+
+def _stop(nb, report: ExecutionReport, index: int, ename: str, reason: str) -> None:
+    if report.stopped_at is None or report.stopped_at > index:
+        report.stopped_at = index
+    report.reason = report.reason or reason
+    _mark_rest(nb, report.stopped_at, ename, f"{reason}; this and later cells were not run")
+
+
+def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -> None:
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if time.perf_counter() - t0 > limits.notebook_seconds:
+            return _stop(nb, report, index, "NotebookTimeout",
+                         f"the notebook ran over its {limits.notebook_seconds} s limit")
+        cell_start = time.perf_counter()
+        try:
+            client.execute_cell(cell, index)
+        except CellTimeoutError:
+            return _stop(nb, report, index, "CellTimeout", f"a cell ran over its {limits.cell_seconds} s limit")
+        except DeadKernelError:
+            return _stop(nb, report, index, "KernelDied", "the kernel died (exit, crash or memory limit)")
+        finally:
+            _cap_outputs(cell, limits.output_bytes)
+            key = "tests" if cell.get("metadata", {}).get("nbgrader", {}).get("grade") else "cells"
+            report.phases[key] = report.phases.get(key, 0.0) + time.perf_counter() - cell_start
+    return None

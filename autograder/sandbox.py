@@ -1,0 +1,152 @@
+"""The sandbox a learner's kernel runs in: bubblewrap, an unprivileged uid, no network, limits.
+
+The kernel sees a read-only system (/usr, /lib, /etc, the Python installation) and two
+writable folders: its own working folder (the notebook and the helper module) and the
+records folder. It cannot see the repository, the solutions, the course folder with the
+gradebook, or any other submission: they are not mounted. It runs as a uid of its own
+(not root, no capabilities) in new pid/net/ipc/uts namespaces, with a process cap
+(RLIMIT_NPROC, and a pids cgroup where one is writable), a memory cap (a memory cgroup
+where writable, else RLIMIT_AS), and the kernel talks to the grader over unix sockets.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+import uuid
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+from autograder.limits import Limits
+
+SANDBOX_UID = 60000
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc", "/sbin"]
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces here."""
+
+
+def available() -> str | None:
+    """None when the sandbox can run here, else the reason it cannot."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+    if os.geteuid() != 0:
+        return "the sandbox drops to a dedicated uid, which needs the grader to run as root"
+    return None
+
+
+def _python_dirs() -> list[str]:
+    """Folders the kernel needs to run Python and import the installed packages."""
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sysconfig.get_paths()["purelib"],
+            sysconfig.get_paths()["platlib"], str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    for entry in sys.path:
+        if entry and Path(entry).is_dir() and "site-packages" in entry:
+            dirs.add(entry)
+    # never mount a folder that holds the repository (solutions, courses, results)
+    repo = str(Path(__file__).resolve().parent.parent)
+    return sorted(d for d in dirs if not repo.startswith(d.rstrip("/") + "/") and d != "/")
+
+
+def _mkdirs(path: str, made: set[str]) -> list[str]:
+    """bwrap arguments creating each missing ancestor of path as a 0755 folder."""
+    args = []
+    parts = Path(path).parts
+    for i in range(2, len(parts)):
+        parent = str(Path(*parts[:i]))
+        if parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
+    """A v1 cgroup with the given settings, or None if cgroups are not writable here."""
+    base = CGROUP_ROOT / kind
+    if not base.is_dir() or not os.access(base, os.W_OK):
+        return None
+    group = base / name
+    try:
+        group.mkdir(exist_ok=True)
+        for key, value in settings.items():
+            (group / key).write_text(value)
+    except OSError:
+        return None
+    return group
+
+
+def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
+    """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
+    made: set[str] = set()
+    args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+            # in a pid namespace the kernel's parent looks like init: don't let it quit
+            "--unsetenv", "JPY_PARENT_PID"]
+    for d in _SYSTEM_DIRS:
+        if Path(d).exists():
+            args += ["--ro-bind", d, d]
+            made.add(d)
+    for d in _python_dirs():
+        args += _mkdirs(d, made) + ["--ro-bind", d, d]
+    for d in (work, export, ipc):
+        args += _mkdirs(str(d), made) + ["--bind", str(d), str(d)]
+    args += ["--ro-bind", str(work / "workbook.py"), str(work / "workbook.py")]
+    args += ["--chdir", str(work), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
+             "--setenv", "IPYTHONDIR", "/tmp/ipython", "--setenv", "TMPDIR", "/tmp", "--"]
+    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    rlimits = ["prlimit", f"--nproc={limits.processes}", "--core=0"]
+    return args + drop + rlimits + ["--"] + kernel_cmd
+
+
+def _cgroup_prefix(name: str, limits: Limits) -> list[str]:
+    """sh -c that moves itself into the pids/memory cgroups, or RLIMIT_AS where none."""
+    groups = [
+        _cgroup("pids", name, {"pids.max": str(limits.processes)}),
+        _cgroup("memory", name, {"memory.limit_in_bytes": str(limits.memory_bytes)}),
+    ]
+    joins = "; ".join(f"echo $$ > {g}/cgroup.procs" for g in groups if g)
+    rlimit = "" if groups[1] else f"prlimit --pid $$ --as={limits.memory_bytes}; "
+    return ["sh", "-c", f"{joins}{'; ' if joins else ''}{rlimit}exec \"$@\"", "sandbox"]
+
+
+def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SANDBOX_UID):
+    """An AsyncKernelManager class whose kernels start inside the sandbox for this job."""
+    for d in (work, export):
+        os.chown(d, uid, uid)
+        for child in d.iterdir():
+            if child.name != "workbook.py":
+                os.chown(child, uid, uid)
+    ipc = work.parent / f".ipc-{uuid.uuid4().hex[:8]}"
+    ipc.mkdir(mode=0o777)
+    os.chown(ipc, uid, uid)
+    name = f"autograder-{uuid.uuid4().hex[:12]}"
+
+    class SandboxKernelManager(AsyncKernelManager):
+        """Starts the kernel in bubblewrap and connects over unix sockets in `ipc`."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.transport = "ipc"
+            self.ip = str(ipc / "kernel")
+            self.connection_file = str(ipc / "connection.json")
+
+        def format_kernel_cmd(self, extra_arguments=None):
+            cmd = super().format_kernel_cmd(extra_arguments)
+            os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
+            return _cgroup_prefix(name, limits) + bwrap_command(work, export, ipc, limits, uid, cmd)
+
+        async def _async_cleanup_resources(self, restart=False):
+            await super()._async_cleanup_resources(restart=restart)
+            for kind in ("pids", "memory"):
+                try:
+                    (CGROUP_ROOT / kind / name).rmdir()
+                except OSError:
+                    pass
+
+    return SandboxKernelManager

@@ -1,0 +1,70 @@
+"""Test support: build submissions from answer files, and try them in a plain kernel."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from autograder import answers, paths
+
+CATALOGUE = Path(__file__).resolve().parent / "catalogue"
+
+
+def catalogue_entries(name: str) -> list[Path]:
+    """The catalogue files of one notebook: wrong_*.py and right_*.py."""
+    return sorted((CATALOGUE / name).glob("*.py"))
+
+
+def entry_kind(path: Path) -> str:
+    """'wrong' or 'right', from the file name."""
+    kind = path.name.split("_", 1)[0]
+    if kind not in ("wrong", "right"):
+        raise ValueError(f"{path}: catalogue files are named wrong_*.py or right_*.py")
+    return kind
+
+
+def expected_message(path: Path) -> str | None:
+    """The '# expect: ...' line of a catalogue file: text a failure message must contain."""
+    for line in path.read_text().splitlines():
+        if line.startswith("# expect:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def make_submission(name: str, answer_file: Path | None, base: str = "student") -> nbformat.NotebookNode:
+    """The student notebook with the reference answers, overridden by those in answer_file.
+
+    base="source" starts from the instructor source instead (hidden tests included),
+    for trying an entry in a plain kernel with `tryout`.
+    """
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    filled = answers.reference_answers(source)
+    if answer_file is not None:
+        filled.update(answers.load_answer_file(answer_file))
+    start = source if base == "source" else nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    return answers.with_answers(start, filled)
+
+
+def tryout(name: str, answer_file: Path | None) -> dict[str, str]:
+    """Run the source notebook (hidden tests included) with these answers; test -> 'ok' or error."""
+    nb = make_submission(name, answer_file, base="source")
+    os.environ["WORKBOOK_GRADING"] = "1"
+    NotebookClient(nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(paths.SOLUTIONS)}}).execute()
+    verdicts = {}
+    for cell in nb.cells:
+        if answers.is_test(cell):
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            verdicts[answers.grade_id(cell)] = f"{errors[0].ename}: {errors[0].evalue}" if errors else "ok"
+    return verdicts
+
+
+if __name__ == "__main__":  # python tests/support.py NN_name [answer_file ...]
+    nb_name = sys.argv[1]
+    for arg in sys.argv[2:] or [None]:
+        print(f"== {arg or 'reference'}")
+        for test, verdict in tryout(nb_name, Path(arg) if arg else None).items():
+            print(f"  {test:<32} {verdict[:200]}")
