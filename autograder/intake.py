@@ -49,7 +49,7 @@ def read_notebook(data: bytes, where: str) -> nbformat.NotebookNode:
     if major != 4:
         raise ValueError(f"{where}: notebook format {major}, expected 4 (save it with Jupyter 4+)")
     try:
-        nb = nbformat.from_dict(raw)
+        nb = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)  # joins line lists
         nbformat.validate(nb, relax_add_props=True)
     except Exception as exc:  # noqa: BLE001 - nbformat raises several types
         raise ValueError(f"{where}: invalid notebook structure ({str(exc).splitlines()[0][:200]})") from None

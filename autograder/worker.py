@@ -55,7 +55,7 @@ def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
     }
 
 
-def run_job(job: Job) -> tuple[NotebookResult, nbformat.NotebookNode]:
+def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
     """Grade one submission; returns the result and the executed (graded) notebook."""
     t0 = time.perf_counter()
     result = NotebookResult(job.student_id, job.notebook, "graded", content_hash=job.content_hash)
@@ -69,7 +69,7 @@ def run_job(job: Job) -> tuple[NotebookResult, nbformat.NotebookNode]:
     export = work.parent / f"{job.notebook}.export"
     export.mkdir()
     shutil.copyfile(paths.WORKBOOK, work / "workbook.py")
-    manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits)
+    manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid)
     report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)
     if report.stopped_at is not None:
         result.errors.append(report.reason)

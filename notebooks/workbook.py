@@ -34,7 +34,7 @@ EXPORT_ENV = "WORKBOOK_EXPORT"
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 
 
-def pick_device() -> "torch.device":
+def pick_device() -> torch.device:
     """The best available device: cuda, then mps, then cpu."""
     if torch.cuda.is_available():
         return torch.device("cuda")

@@ -1,0 +1,91 @@
+"""check: a learner's self-check - run a notebook's visible tests, print a per-part table."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import answers, paths
+from autograder.execute import execute
+from autograder.feedback import strip_hidden
+from autograder.limits import Limits
+from autograder.worker import kernel_message
+
+_CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
+
+
+@dataclass
+class PartResult:
+    """One test cell as the learner sees it."""
+
+    name: str
+    points: float
+    status: str  # "passed" | "failed" | "hidden"
+    message: str = ""
+
+
+def parts(nb) -> list[PartResult]:
+    """Per visible test cell: passed or failed with its message; hidden-only cells marked."""
+    out = []
+    for cell in nb.cells:
+        if not answers.is_test(cell):
+            continue
+        points = float(cell.metadata.nbgrader.get("points", 0))
+        if not _CALLS_CHECK.search(cell.source):
+            out.append(PartResult(answers.grade_id(cell), points, "hidden", "checked by hidden tests when graded"))
+            continue
+        message = kernel_message(cell)
+        out.append(PartResult(answers.grade_id(cell), points, "failed" if message else "passed", message))
+    return out
+
+
+def render(name: str, results: list[PartResult]) -> str:
+    """The table printed by `check`, with honest wording about hidden tests."""
+    marks = {"passed": "✓", "failed": "✗", "hidden": "·"}
+    lines = [f"Self-check of {name} (visible tests only)", "",
+             f"  {'part':<30} {'points':>6}  result"]
+    for r in results:
+        line = f"  {r.name:<30} {r.points:>6g}  {marks[r.status]} {r.status}"
+        lines.append(line + (f"\n      {r.message}" if r.message and r.status != "hidden" else ""))
+    visible = [r for r in results if r.status != "hidden"]
+    got = sum(r.points for r in visible if r.status == "passed")
+    lines += ["", f"Visible tests passed: {got:g} / {sum(r.points for r in visible):g} points. "
+              "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded."]
+    return "\n".join(lines)
+
+
+def self_check(path: Path, timeout: int = 600) -> list[PartResult]:
+    """Execute a copy of the notebook (hidden tests removed) next to the helper module."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if answers.is_test(cell):
+            cell.source = strip_hidden(cell.source)
+    with tempfile.TemporaryDirectory(prefix="check-") as tmp:
+        work = Path(tmp)
+        helper = path.parent / "workbook.py"
+        shutil.copyfile(helper if helper.exists() else paths.WORKBOOK, work / "workbook.py")
+        for extra in path.parent.glob("*.py"):  # the learner's own helper modules, if any
+            if not (work / extra.name).exists():
+                shutil.copyfile(extra, work / extra.name)
+        execute(nb, work, {"MPLBACKEND": "Agg"}, Limits(cell_seconds=timeout, notebook_seconds=4 * timeout))
+    return parts(nb)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the visible tests of NOTEBOOK and print a per-part table (exit 1 if any failed)."""
+    parser = argparse.ArgumentParser(prog="python -m autograder check", description=main.__doc__)
+    parser.add_argument("notebook", type=Path)
+    args = parser.parse_args(argv)
+    if not args.notebook.is_file():
+        print(f"ERROR: no such notebook: {args.notebook}", file=sys.stderr)
+        return 2
+    results = self_check(args.notebook.resolve())
+    print(render(args.notebook.name, results))
+    return 1 if any(r.status == "failed" for r in results) else 0

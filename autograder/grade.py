@@ -1,0 +1,188 @@
+"""grade: SUBMISSIONS -> RESULTS (grades.csv, results.json, feedback/), resumable and parallel.
+
+Stages, in order: intake (find and validate) -> prepare (course, release, reference
+records) -> run jobs (rebuild, sandboxed execution, trusted verdict; in parallel; each
+finished job saved at once) -> gradebook (nbgrader autograde, one writer, reconcile)
+-> feedback (nbgrader generate_feedback) -> reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import answers, feedback, gradebook, intake, paths, reference, sandbox
+from autograder.course import Course, sources_digest
+from autograder.limits import Limits
+from autograder.report import table, write_reports
+from autograder.results import NotebookResult, write_json_atomic
+from autograder.worker import Job, run_job
+
+ENGINE_VERSION = "1"
+
+
+@dataclass
+class Options:
+    """What a grading run was asked to do."""
+
+    submissions: Path
+    out: Path
+    jobs: int = 1
+    unsafe: bool = False
+    limits: Limits = Limits()
+    quiet: bool = False
+
+
+def _state_path(out: Path, student: str, notebook: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in notebook)
+    return out / ".state" / student / f"{safe}.json"
+
+
+def _load_state(out: Path) -> dict[str, dict]:
+    states = {}
+    for path in (out / ".state").glob("*/*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            continue  # a torn file cannot exist (atomic writes), but never trust disk blindly
+        states[f"{data['result']['student_id']}/{data['result']['notebook']}"] = data
+    return states
+
+
+def _save_state(out: Path, result: NotebookResult, digest: str, executed=None) -> None:
+    path = _state_path(out, result.student_id, result.notebook)
+    if executed is not None:
+        tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(executed, tmp)
+        os.replace(tmp, path.with_suffix(".ipynb"))
+    write_json_atomic(path, {"digest": digest, "result": result.to_dict()})
+
+
+def _max_points(name: str) -> float:
+    nb = nbformat.read(paths.source_notebook(name), as_version=4)
+    return sum(float(c.metadata.nbgrader.get("points", 0)) for c in nb.cells if answers.is_test(c))
+
+
+def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states, digest) -> list[Job]:
+    todo = []
+    for item in items:
+        if isinstance(item, NotebookResult):
+            continue
+        old = states.get(f"{item.student_id}/{item.notebook}")
+        if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash:
+            continue  # unchanged submission, same sources and engine: keep its grade
+        todo.append(Job(item.student_id, item.notebook, dict(item.nb), item.content_hash,
+                        paths.source_notebook(item.notebook), gradebook.release_path(course, item.notebook),
+                        records[item.notebook], opts.out / ".work", opts.limits, opts.unsafe))
+    return todo
+
+
+def _run_one(job: Job, slot: int):
+    """Worker entry point (in a child process): never raises."""
+    try:
+        job_uid = sandbox.SANDBOX_UID + 1 + slot % 1000
+        return run_job(job, uid=job_uid)
+    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
+        result = NotebookResult(job.student_id, job.notebook, "error", errors=[f"grader error: {exc!r}"[:500]])
+        return result, None
+
+
+def run_jobs(opts: Options, todo: list[Job], digest: str) -> None:
+    """Execute jobs (in parallel when jobs > 1), saving each result as soon as it is done."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
+    if opts.jobs <= 1:
+        for i, job in enumerate(todo):
+            result, executed = _run_one(job, i)
+            _save_state(opts.out, result, digest, executed)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
+            futures = [pool.submit(_run_one, job, i) for i, job in enumerate(todo)]
+            for future in as_completed(futures):
+                result, executed = future.result()
+                _save_state(opts.out, result, digest, executed)
+                bar.update()
+    bar.close()
+
+
+def finish(opts: Options, course: Course, names: list[str]) -> list[NotebookResult]:
+    """Gradebook, feedback and reports over every saved result (this run's and earlier ones)."""
+    states = _load_state(opts.out)
+    results = [NotebookResult.from_dict(s["result"]) for s in states.values()]
+    graded = [r for r in results if r.status == "graded"]
+    for r in graded:
+        executed = _state_path(opts.out, r.student_id, r.notebook).with_suffix(".ipynb")
+        gradebook.submit(course, r, nbformat.read(executed, as_version=4))
+    for name in sorted({r.notebook for r in graded}):
+        gradebook.autograde(course, name)
+    gradebook.reconcile(course, graded)
+    for name in sorted({r.notebook for r in graded}):
+        feedback.generate(course, name, graded, opts.out / "feedback")
+    write_reports(opts.out, results)
+    return results
+
+
+def grade(opts: Options) -> list[NotebookResult]:
+    """Grade every submission; returns all results held in opts.out."""
+    known = set(paths.notebook_names())
+    items = intake.collect(opts.submissions, known)
+    names = sorted(known)
+    digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
+    course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
+    gradebook.prepare(course, names)
+    needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
+    records = {n: reference.build_reference(n, opts.out / ".reference", digest) for n in needed}
+    for item in items:
+        if isinstance(item, NotebookResult):
+            if item.notebook in known:
+                item.max_score = _max_points(item.notebook)
+            _save_state(opts.out, item, digest)
+    states = _load_state(opts.out)
+    run_jobs(opts, _jobs(opts, items, course, records, states, digest), digest)
+    return finish(opts, course, names)
+
+
+def default_jobs() -> int:
+    """All cores."""
+    return os.cpu_count() or 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Grade SUBMISSIONS/<student_id>/<notebook>.ipynb (or <student_id>.zip) into RESULTS."""
+    parser = argparse.ArgumentParser(prog="python -m autograder grade", description=main.__doc__)
+    parser.add_argument("submissions", type=Path)
+    parser.add_argument("--out", type=Path, required=True, help="results folder (resumable)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="parallel kernels (default: all cores)")
+    parser.add_argument("--unsafe", action="store_true", help="run learner code without the sandbox")
+    parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    problem = sandbox.available()
+    if problem and not args.unsafe:
+        print(f"ERROR: no sandbox: {problem}.\nLearner code would run with your privileges. "
+              "Install bubblewrap and run as root, or pass --unsafe to grade anyway.", file=sys.stderr)
+        return 2
+    if args.unsafe:
+        print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
+    limits = Limits(cell_seconds=args.cell_timeout)
+    opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
+    t0 = time.perf_counter()
+    try:
+        results = grade(opts)
+    except (FileNotFoundError, reference.ReferenceError) as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
+    print(table(results))
+    print(f"\n{len(results)} row(s) in {opts.out / 'grades.csv'} ({time.perf_counter() - t0:.1f} s)")
+    return 0

@@ -1,0 +1,85 @@
+"""The course gradebook: nbgrader autograde records every graded notebook, one writer only.
+
+Workers execute submissions in parallel; this stage, in the main process, copies the
+executed notebooks into the course folder and runs ``nbgrader autograde --no-execute``
+per notebook, so nbgrader scores every test cell from its outputs into its sqlite
+gradebook with a single writer. The reconciled score (nbgrader's verdict AND the trusted
+verdict) is then stored as the grade's manual score, so the gradebook, nbgrader's own
+exports and the feedback all show the final grade.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder import paths
+from autograder.course import COURSE_ID, Course, sources_digest
+from autograder.results import NotebookResult
+
+
+def prepare(course: Course, names: list[str]) -> None:
+    """Config, sources and generate_assignment (once per version of the sources)."""
+    course.write_config()
+    stamp = course.root / ".sources-digest"
+    digest = sources_digest(names)
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    for name in names:
+        course.add_source(name)
+        course.generate_assignment(name)
+    stamp.write_text(digest)
+
+
+def release_path(course: Course, name: str) -> Path:
+    """The student version nbgrader generated for this course."""
+    return course.root / "release" / name / f"{name}.ipynb"
+
+
+def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNode) -> None:
+    """Place an executed notebook where nbgrader autograde expects a submission."""
+    folder = course.root / "submitted" / result.student_id / result.notebook
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed, folder / f"{result.notebook}.ipynb")
+    shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
+
+
+def autograde(course: Course, name: str) -> None:
+    """nbgrader autograde without execution: score every submission of `name` from its outputs."""
+    course.nbgrader("autograde", name, "--no-execute", "--force", "--log-level=WARN")
+
+
+def reconcile(course: Course, results: list[NotebookResult]) -> None:
+    """Read nbgrader's verdicts, combine them with the trusted ones, store the final scores."""
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        for result in results:
+            for test in result.tests:
+                grade = _find(gb, result, test.name)
+                if grade is None:
+                    result.flags.append(f"{test.name}: missing from the nbgrader gradebook; scored 0")
+                test.nbgrader_passed = bool(grade and grade.auto_score is not None
+                                            and grade.auto_score >= grade.max_score)
+                _settle(result, test)
+                if grade is not None:
+                    grade.manual_score = test.score
+            result.total()
+        gb.db.commit()
+
+
+def _find(gb: Gradebook, result: NotebookResult, test: str):
+    try:
+        return gb.find_grade(test, result.notebook, result.notebook, result.student_id)
+    except MissingEntry:
+        return None
+
+
+def _settle(result: NotebookResult, test) -> None:
+    """A pass needs the in-kernel (nbgrader) verdict and the trusted verdict."""
+    passed = bool(test.nbgrader_passed) and bool(test.trusted_passed)
+    if test.nbgrader_passed and not test.trusted_passed and not any(f.startswith(f"{test.name}:") for f in result.flags):
+        result.flags.append(f"{test.name}: nbgrader passed it but the trusted verdict did not; scored 0")
+    test.score = test.max_score if passed else 0.0
+    test.status = "passed" if passed else "failed"

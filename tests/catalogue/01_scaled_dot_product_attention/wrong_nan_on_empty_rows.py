@@ -1,0 +1,9 @@
+"""Fully masked rows left as NaN (softmax of all -inf)."""
+# expect: NaN
+# %% answer sdpa
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights

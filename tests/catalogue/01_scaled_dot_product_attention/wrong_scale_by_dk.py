@@ -1,0 +1,11 @@
+"""Scores divided by d_k instead of √d_k."""
+# expect: divided by d_k instead of √d_k
+# %% answer sdpa
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / q.shape[-1]
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
+    return weights @ v, weights

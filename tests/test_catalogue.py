@@ -1,0 +1,37 @@
+"""The catalogue: every realistic wrong implementation loses points; every correct one gets full marks."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import NAMES
+from support import catalogue_entries, entry_kind, expected_message
+
+ENTRIES = [(name, path) for name in NAMES for path in catalogue_entries(name)]
+
+
+def _key(name, path):
+    return f"{name[:2]}-{path.stem}".replace("_", "-") + f"/{name}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,path", ENTRIES, ids=[f"{n[:2]}/{p.stem}" for n, p in ENTRIES])
+def test_catalogue_entry(graded_catalogue, name, path):
+    results, _ = graded_catalogue
+    result = results[_key(name, path)]
+    assert result.status == "graded", result.errors
+    if entry_kind(path) == "wrong":
+        assert result.score < result.max_score, f"{path.name} was not caught"
+        want = expected_message(path)
+        if want:
+            messages = " | ".join(t.message for t in result.tests)
+            assert want in messages, f"no message names the mistake {want!r}: {messages}"
+    else:
+        failed = [(t.name, t.message) for t in result.tests if t.status != "passed"]
+        assert result.score == result.max_score, f"{path.name} lost points: {failed}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_catalogue_is_big_enough(name):
+    kinds = [entry_kind(p) for p in catalogue_entries(name)]
+    assert kinds.count("wrong") >= 10 if name.startswith("01") else kinds.count("wrong") >= 6
+    assert kinds.count("right") >= (4 if name.startswith("01") else 3)
