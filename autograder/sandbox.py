@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import sysconfig
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -122,8 +123,8 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
         for child in d.iterdir():
             if child.name != "workbook.py":
                 os.chown(child, uid, uid)
-    ipc = work.parent / f".ipc-{uuid.uuid4().hex[:8]}"
-    ipc.mkdir(mode=0o777)
+    # unix socket paths are limited to ~107 bytes: keep them short, under /tmp
+    ipc = Path(tempfile.mkdtemp(prefix="agk-", dir="/tmp"))
     os.chown(ipc, uid, uid)
     name = f"autograder-{uuid.uuid4().hex[:12]}"
 
@@ -143,6 +144,8 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
 
         async def _async_cleanup_resources(self, restart=False):
             await super()._async_cleanup_resources(restart=restart)
+            if not restart:
+                shutil.rmtree(ipc, ignore_errors=True)
             for kind in ("pids", "memory"):
                 try:
                     (CGROUP_ROOT / kind / name).rmdir()
