@@ -69,6 +69,9 @@ def compare_cells(release_nb, submitted_nb) -> list[str]:
 def rebuild(source_nb, release_nb, submitted_nb) -> tuple[nbformat.NotebookNode, list[str]]:
     """The notebook to grade, and the flags describing what the learner changed outside answers."""
     flags = compare_cells(release_nb, submitted_nb)
+    kernel = submitted_nb.get("metadata", {}).get("kernelspec", {}).get("name")
+    if kernel != source_nb.metadata.get("kernelspec", {}).get("name"):
+        flags.append(f"kernel spec changed to {kernel!r}; the course's kernel used")
     given: dict[str, str] = {}
     for cell in submitted_nb.cells:
         gid = answers.grade_id(cell)

@@ -21,22 +21,34 @@ from autograder import answers, paths  # noqa: E402
 SAMPLES = ROOT / "data" / "sample_answers"
 
 
+STUDENTS = {
+    "ada": "reference answers, every notebook",
+    "ben": "notebook 01 untouched",
+    "cy": "notebook 01 partly done",
+    "dee": "notebook 01 with a classic mistake",
+}
+
+
+def answers_for(student: str, name: str) -> dict[str, str] | None:
+    """The answers of a sample student for a notebook, or None if they did not submit it."""
+    if student == "ada":
+        return answers.reference_answers(nbformat.read(paths.source_notebook(name), as_version=4))
+    if student == "ben":
+        return {} if name.startswith("01_") else None
+    answer_file = SAMPLES / student / f"{name}.py"
+    return answers.load_answer_file(answer_file) if answer_file.exists() else None
+
+
 def build(out: Path) -> list[Path]:
     """Write every sample submission under out/<student>/<notebook>.ipynb."""
     written = []
-    for student in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
+    for student in STUDENTS:
         for name in paths.notebook_names(paths.NOTEBOOKS):
-            released = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-            answer_file = student / f"{name}.py"
-            if student.name == "ada":
-                filled = answers.reference_answers(nbformat.read(paths.source_notebook(name), as_version=4))
-            elif answer_file.exists():
-                filled = answers.load_answer_file(answer_file)
-            elif student.name == "ben" and name.startswith("01_"):
-                filled = {}
-            else:
+            filled = answers_for(student, name)
+            if filled is None:
                 continue
-            target = out / student.name / f"{name}.ipynb"
+            released = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+            target = out / student / f"{name}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(answers.with_answers(released, filled), target)
             written.append(target)

@@ -1,0 +1,67 @@
+"""Attacks on the grader: answer files that cheat, plus notebook tampering, as a learner would."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+
+from autograder import answers
+
+ATTACKS = Path(__file__).resolve().parent / "attacks"
+NB01 = "01_scaled_dot_product_attention"
+
+
+def attack_files() -> list[Path]:
+    """Every attack in tests/attacks/."""
+    return sorted(ATTACKS.glob("*.py"))
+
+
+def header(path: Path, key: str) -> str | None:
+    """The value of a '# key: value' line of an attack file."""
+    for line in path.read_text().splitlines():
+        if line.startswith(f"# {key}:"):
+            return line.split(":", 1)[1].strip() or None
+    return None
+
+
+def _tests(nb):
+    return [c for c in nb.cells if answers.is_test(c)]
+
+
+def tamper(nb, how: str) -> nbformat.NotebookNode:
+    """Apply a notebook-level attack to a student notebook."""
+    nb = copy.deepcopy(nb)
+    if how == "edit_tests":
+        for cell in _tests(nb):
+            cell.source = "print('ok')"
+    elif how == "delete_tests":
+        nb.cells = [c for c in nb.cells if not answers.is_test(c)]
+    elif how == "points_metadata":
+        for cell in _tests(nb):
+            cell.metadata.nbgrader["points"] = 1000
+            cell.metadata.nbgrader["solution"] = True
+    elif how == "retype_tests":
+        for cell in _tests(nb):
+            cell.cell_type = "markdown"
+            cell.pop("outputs", None), cell.pop("execution_count", None)
+    elif how == "reorder_cells":
+        tests = _tests(nb)
+        nb.cells = tests + [c for c in nb.cells if c not in tests]
+    elif how == "kernelspec":
+        nb.metadata["kernelspec"] = {"name": "evil", "display_name": "evil", "language": "python"}
+    elif how == "duplicate_cells":
+        for cell in _tests(nb)[:2]:
+            twin = copy.deepcopy(cell)
+            twin.source = "pass"
+            twin.pop("id", None)
+            nb.cells.append(twin)
+        answer = next(c for c in nb.cells if answers.is_answer(c))
+        twin = copy.deepcopy(answer)
+        twin.source = "def scaled_dot_product_attention(q, k, v, mask=None):\n    raise SystemExit\n"
+        twin.pop("id", None)
+        nb.cells.insert(nb.cells.index(answer), twin)
+    else:
+        raise ValueError(f"unknown tamper {how!r}")
+    return nb

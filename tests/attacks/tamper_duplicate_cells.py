@@ -1,0 +1,7 @@
+"""Duplicate test cells with edited copies and the answer cell with a second, different answer."""
+# flag: edited
+# tamper: duplicate_cells
+# %% answer sdpa
+def scaled_dot_product_attention(q, k, v, mask=None):
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    return out, torch.zeros(*q.shape[:-1], k.shape[-2], dtype=q.dtype)

@@ -1,0 +1,75 @@
+"""Integrity: no attack in tests/attacks/ earns a point, detectable ones are flagged, nothing escapes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from attack_support import NB01, attack_files, header, tamper
+from conftest import SANDBOX_PROBLEM
+from support import make_submission
+
+from autograder import grade
+from autograder.limits import Limits
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
+ATTACKS = attack_files()
+HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory):
+    """Every attack, an honest learner and an idle one, graded in one batch with tight limits."""
+    subs = tmp_path_factory.mktemp("attack-submissions")
+    for path in ATTACKS:
+        nb = make_submission(NB01, path)
+        how = header(path, "tamper")
+        nb = tamper(nb, how) if how else nb
+        (subs / path.stem.replace("_", "-")).mkdir()
+        nbformat.write(nb, subs / path.stem.replace("_", "-") / f"{NB01}.ipynb")
+    for student, answer in (("honest", None), ("zeros", ATTACKS[0].parent / "tamper_kernelspec.py")):
+        (subs / student).mkdir()
+        nbformat.write(make_submission(NB01, answer), subs / student / f"{NB01}.ipynb")
+    out = tmp_path_factory.mktemp("attack-results")
+    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128,
+                    output_bytes=2**20)
+    results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
+    return {r.student_id: r for r in results}, out
+
+
+def _outputs(out: Path, student: str) -> str:
+    path = out / ".state" / student / f"{NB01}.ipynb"
+    return json.dumps(nbformat.read(path, as_version=4).cells) if path.exists() else ""
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_attack_gains_nothing(attacked, path):
+    results, out = attacked
+    result = results[path.stem.replace("_", "-")]
+    assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
+    assert result.max_score == results["honest"].max_score
+    flag = header(path, "flag")
+    if flag:
+        notes = " | ".join(result.flags + result.errors + [t.message for t in result.tests])
+        assert flag.lower() in notes.lower(), f"expected a flag mentioning {flag!r}: {notes}"
+    text = _outputs(out, result.student_id)
+    for marker in ("READABLE", "WROTE", "CONNECTED"):
+        assert marker not in text, f"{path.stem}: the sandbox let it through ({marker})"
+
+
+def test_batch_survives_and_honest_learner_unaffected(attacked):
+    results, _ = attacked
+    assert results["honest"].score == results["honest"].max_score > 0
+    assert results["zeros"].score == 0
+    assert len(results) == len(ATTACKS) + 2
+    for marker in HOST_MARKERS:
+        assert not marker.exists(), f"{marker} was written from inside the sandbox"
+
+
+def test_results_stay_small(attacked):
+    _, out = attacked
+    assert (out / "results.json").stat().st_size < 2 * 2**20
+    for page in (out / "feedback").glob("*/*.html"):
+        assert page.stat().st_size < 8 * 2**20, page
