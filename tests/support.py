@@ -35,14 +35,16 @@ def expected_message(path: Path) -> str | None:
     return None
 
 
-def make_submission(name: str, answer_file: Path | None, base: str = "student") -> nbformat.NotebookNode:
+def make_submission(name: str, answer_file: Path | None, base: str = "student",
+                    defaults: dict[str, str] | None = None) -> nbformat.NotebookNode:
     """The student notebook with the reference answers, overridden by those in answer_file.
 
     base="source" starts from the instructor source instead (hidden tests included),
-    for trying an entry in a plain kernel with `tryout`.
+    for trying an entry in a plain kernel with `tryout`. `defaults` replaces the
+    reference answers as the starting point (e.g. wrong answers everywhere).
     """
     source = nbformat.read(paths.source_notebook(name), as_version=4)
-    filled = answers.reference_answers(source)
+    filled = answers.reference_answers(source) if defaults is None else dict(defaults)
     if answer_file is not None:
         filled.update(answers.load_answer_file(answer_file))
     start = source if base == "source" else nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)

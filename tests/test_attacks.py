@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from attack_support import NB01, attack_files, header, tamper
+from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
 from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
@@ -24,14 +24,14 @@ def attacked(tmp_path_factory):
     """Every attack, an honest learner and an idle one, graded in one batch with tight limits."""
     subs = tmp_path_factory.mktemp("attack-submissions")
     for path in ATTACKS:
-        nb = make_submission(NB01, path)
+        nb = make_submission(NB01, path, defaults=ZERO_ANSWERS)
         how = header(path, "tamper")
         nb = tamper(nb, how) if how else nb
         (subs / path.stem.replace("_", "-")).mkdir()
         nbformat.write(nb, subs / path.stem.replace("_", "-") / f"{NB01}.ipynb")
-    for student, answer in (("honest", None), ("zeros", ATTACKS[0].parent / "tamper_kernelspec.py")):
+    for student, defaults in (("honest", None), ("zeros", ZERO_ANSWERS)):
         (subs / student).mkdir()
-        nbformat.write(make_submission(NB01, answer), subs / student / f"{NB01}.ipynb")
+        nbformat.write(make_submission(NB01, None, defaults=defaults), subs / student / f"{NB01}.ipynb")
     out = tmp_path_factory.mktemp("attack-results")
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128,
                     output_bytes=2**20)
