@@ -10,6 +10,8 @@ COMMANDS = {
     "grade": ("autograder.grade", "grade SUBMISSIONS into RESULTS (grades.csv, results.json, feedback)"),
     "check": ("autograder.check", "run a notebook's visible tests and print a per-part table"),
     "demo": ("autograder.demo", "release, grade the sample submissions in data/, print the grades"),
+    "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip (--out autograder.zip)"),
+    "gradescope-run": ("autograder.gradescope:run_main", "(inside Gradescope) grade /autograder/submission"),
     "author": ("autograder.authoring", "turn a percent-format draft into a source notebook"),
 }
 
@@ -31,5 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main(rest) or 0)
+    module_name, _, function = COMMANDS[name][0].partition(":")
+    entry = getattr(importlib.import_module(module_name), function or "main")
+    return int(entry(rest) or 0)

@@ -22,7 +22,7 @@ import nbformat
 from autograder import answers, feedback, gradebook, intake, paths, reference, sandbox
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
-from autograder.report import table, write_reports
+from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, write_json_atomic
 from autograder.worker import Job, run_job
 
@@ -130,12 +130,14 @@ def finish(opts: Options, course: Course, names: list[str]) -> list[NotebookResu
     for name in sorted({r.notebook for r in graded}):
         feedback.generate(course, name, graded, opts.out / "feedback")
     write_reports(opts.out, results)
+    histogram(results, opts.out / "scores.png")
     return results
 
 
 def grade(opts: Options) -> list[NotebookResult]:
     """Grade every submission; returns all results held in opts.out."""
-    known = set(paths.notebook_names())
+    known = {n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
+             for n in paths.notebook_names()}
     items = intake.collect(opts.submissions, known)
     names = sorted(known)
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
@@ -184,5 +186,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))
+    print(f"\n{summary(results)}")
     print(f"\n{len(results)} row(s) in {opts.out / 'grades.csv'} ({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -56,7 +56,16 @@ def read_notebook(data: bytes, where: str) -> nbformat.NotebookNode:
     return nb
 
 
-def _from_bytes(student: str, filename: str, data: bytes, known: set[str], out: list) -> None:
+def _answer_ids(nb) -> set[str]:
+    ids = set()
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if isinstance(meta, dict) and meta.get("solution") and meta.get("grade_id"):
+            ids.add(meta["grade_id"])
+    return ids
+
+
+def _from_bytes(student: str, filename: str, data: bytes, known: dict[str, set[str]], out: list) -> None:
     name = filename[: -len(".ipynb")] if filename.endswith(".ipynb") else filename
     if name not in known:
         out.append(rejected(student, name, f"unexpected file {filename!r}: expected one of "
@@ -67,10 +76,14 @@ def _from_bytes(student: str, filename: str, data: bytes, known: set[str], out: 
     except ValueError as exc:
         out.append(rejected(student, name, str(exc)))
         return
+    if known[name] and not _answer_ids(nb) & known[name]:
+        out.append(rejected(student, name, f"{student}/{filename} has none of the notebook's answer cells "
+                            f"({', '.join(sorted(known[name]))}): is it the workbook's notebook?"))
+        return
     out.append(Submission(student, name, nb, hashlib.sha256(data).hexdigest()[:16]))
 
 
-def _from_folder(folder: Path, known: set[str], out: list) -> None:
+def _from_folder(folder: Path, known: dict[str, set[str]], out: list) -> None:
     files = [p for p in sorted(folder.iterdir()) if not p.name.startswith(".")]
     notebooks = [p for p in files if p.suffix == ".ipynb" and p.is_file() and not p.is_symlink()]
     if not notebooks:
@@ -93,7 +106,7 @@ def _zip_problem(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
-def _from_zip(path: Path, known: set[str], out: list) -> None:
+def _from_zip(path: Path, known: dict[str, set[str]], out: list) -> None:
     student = path.stem
     try:
         with zipfile.ZipFile(path) as zf:
@@ -109,13 +122,18 @@ def _from_zip(path: Path, known: set[str], out: list) -> None:
             if not members:
                 raise ValueError("zip holds no .ipynb notebook")
             for info in members:
+                if info.file_size > MAX_NOTEBOOK_BYTES:
+                    raise ValueError(f"{info.filename} unpacks to {info.file_size} bytes, over the limit")
                 _from_bytes(student, Path(info.filename).name, zf.read(info), known, out)
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
         out.append(rejected(student, "(zip)", f"{path.name}: {exc}"))
 
 
-def collect(submissions: Path, known: set[str]) -> list[Submission | NotebookResult]:
-    """Every submission under `submissions`, or a rejected row saying why it can't be graded."""
+def collect(submissions: Path, known: dict[str, set[str]]) -> list[Submission | NotebookResult]:
+    """Every submission under `submissions`, or a rejected row saying why it can't be graded.
+
+    `known` maps each notebook name to the grade_ids of its answer cells.
+    """
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
     out: list[Submission | NotebookResult] = []

@@ -9,7 +9,11 @@ from pathlib import Path
 
 from autograder.results import NotebookResult, write_json_atomic
 
-GRADES_COLUMNS = ["student_id", "notebook", "score", "max_score", "status", "flags", "reason"]
+# DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
+# per notebook, so nbgrader's rows are ours), then this grader's own.
+GRADES_COLUMNS = ["student_id", "notebook", "score", "max_score", "assignment", "duedate", "timestamp",
+                  "last_name", "first_name", "email", "raw_score", "late_submission_penalty",
+                  "status", "flags", "reason"]
 
 
 def grades_csv(results: list[NotebookResult]) -> str:
@@ -18,17 +22,40 @@ def grades_csv(results: list[NotebookResult]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(GRADES_COLUMNS)
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
-        writer.writerow([r.student_id, r.notebook, f"{r.score:g}", f"{r.max_score:g}", r.status,
-                         len(r.flags), "; ".join(r.errors)[:500]])
+        score = f"{r.score:g}"
+        writer.writerow([r.student_id, r.notebook, score, f"{r.max_score:g}", r.notebook, "", "", "", "", "",
+                         score, "0", r.status, len(r.flags), "; ".join(r.errors)[:500]])
+    return buf.getvalue()
+
+
+def lms_csv(results: list[NotebookResult]) -> str:
+    """One row per learner, one column per notebook, and the total: ready for an LMS import."""
+    notebooks = sorted({r.notebook for r in results if "#" not in r.notebook and not r.notebook.startswith("(")})
+    scores: dict[str, dict[str, float]] = {}
+    maxima: dict[str, float] = {}
+    for r in results:
+        if r.notebook in notebooks:
+            scores.setdefault(r.student_id, {})[r.notebook] = r.score
+            maxima[r.notebook] = max(maxima.get(r.notebook, 0.0), r.max_score)
+    for r in results:
+        scores.setdefault(r.student_id, {})
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["student_id", *notebooks, "total", "max_total"])
+    total_max = sum(maxima.values())
+    for student in sorted(scores):
+        row = [scores[student].get(n, 0.0) for n in notebooks]
+        writer.writerow([student, *(f"{x:g}" for x in row), f"{sum(row):g}", f"{total_max:g}"])
     return buf.getvalue()
 
 
 def write_reports(out: Path, results: list[NotebookResult]) -> None:
-    """grades.csv and results.json, each written atomically."""
+    """grades.csv, lms.csv and results.json, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".grades.csv.{os.getpid()}.tmp"
-    tmp.write_text(grades_csv(results))
-    os.replace(tmp, out / "grades.csv")
+    for name, text in (("grades.csv", grades_csv(results)), ("lms.csv", lms_csv(results))):
+        tmp = out / f".{name}.{os.getpid()}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, out / name)
     ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
     write_json_atomic(out / "results.json", {"submissions": [r.to_dict() for r in ordered]})
 
@@ -41,3 +68,40 @@ def table(results: list[NotebookResult]) -> str:
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
         lines.append(f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}")
     return "\n".join(lines)
+
+
+def summary(results: list[NotebookResult]) -> str:
+    """Per notebook: how many graded, mean score, full marks, zeros, rejected, flagged."""
+    lines = [f"{'notebook':<34} {'graded':>6} {'mean %':>7} {'full':>5} {'zero':>5} {'rejected':>8} {'flagged':>7}"]
+    for name in sorted({r.notebook for r in results}):
+        rows = [r for r in results if r.notebook == name]
+        graded = [r for r in rows if r.status == "graded"]
+        mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
+        lines.append(
+            f"{name:<34} {len(graded):>6} {mean:>7.1f} {sum(r.score == r.max_score > 0 for r in graded):>5} "
+            f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
+        )
+    return "\n".join(lines)
+
+
+def histogram(results: list[NotebookResult], path: Path) -> Path | None:
+    """A PNG histogram of scores (% of the maximum), one colour per notebook."""
+    graded = [r for r in results if r.status == "graded" and r.max_score]
+    if not graded:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted({r.notebook for r in graded})
+    fig, ax = plt.subplots(figsize=(8, 4))
+    data = [[100 * r.score / r.max_score for r in graded if r.notebook == n] for n in names]
+    ax.hist(data, bins=range(0, 105, 5), stacked=True, label=[n[:2] for n in names])
+    ax.set(xlabel="score (% of the notebook's points)", ylabel="submissions",
+           title=f"Scores of {len(graded)} graded submission(s)")
+    ax.legend(title="notebook", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -16,6 +16,7 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -142,14 +143,27 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
             os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
             return _cgroup_prefix(name, limits) + bwrap_command(work, export, ipc, limits, uid, cmd)
 
-        async def _async_cleanup_resources(self, restart=False):
-            await super()._async_cleanup_resources(restart=restart)
-            if not restart:
-                shutil.rmtree(ipc, ignore_errors=True)
-            for kind in ("pids", "memory"):
-                try:
-                    (CGROUP_ROOT / kind / name).rmdir()
-                except OSError:
-                    pass
+        @staticmethod
+        def release() -> None:
+            """Remove this job's cgroups and socket folder (after the kernel is gone)."""
+            release_job(name, ipc)
 
     return SandboxKernelManager
+
+
+def release_job(name: str, ipc: Path) -> None:
+    """Kill what is left in the job's cgroups, then remove them and the socket folder."""
+    shutil.rmtree(ipc, ignore_errors=True)
+    for kind in ("pids", "memory"):
+        group = CGROUP_ROOT / kind / name
+        if not group.is_dir():
+            continue
+        for _ in range(50):
+            try:
+                pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+                for pid in pids:
+                    os.kill(pid, 9)
+                group.rmdir()
+                break
+            except (OSError, ValueError):
+                time.sleep(0.1)

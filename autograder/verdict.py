@@ -65,6 +65,18 @@ def _inside(path: Path, root: Path) -> bool:
     return not path.exists() or path.resolve().parent == root.resolve()
 
 
+def suspicious_records(learner_dir: Path) -> list[str]:
+    """Flags for record files no honest Check writes: links, and files that are not plain arrays."""
+    flags = []
+    for path in sorted(learner_dir.rglob("*")):
+        rel = path.relative_to(learner_dir)
+        if path.is_symlink():
+            flags.append(f"record {rel} is a symbolic link (ignored)")
+        elif path.suffix == ".npy" and path.is_file() and _load(path) is None:
+            flags.append(f"record {rel} is not a plain array (a pickle?) and was ignored")
+    return flags[:20]
+
+
 def judge(reference_dir: Path, learner_dir: Path, test_ids: list[str]) -> dict[str, CheckVerdict]:
     """Trusted verdicts for the given test cells (check name == test cell grade_id)."""
     verdicts = {}

@@ -15,7 +15,7 @@ from autograder.limits import Limits
 from autograder.rebuild import rebuild
 from autograder.reference import grading_env
 from autograder.results import NotebookResult, TestResult
-from autograder.verdict import judge
+from autograder.verdict import judge, suspicious_records
 
 
 @dataclass
@@ -70,11 +70,16 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     export.mkdir()
     shutil.copyfile(paths.WORKBOOK, work / "workbook.py")
     manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid)
-    report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)
+    try:
+        report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)
+    finally:
+        if manager is not None:
+            manager.release()
     if report.stopped_at is not None:
         result.errors.append(report.reason)
     kernel = in_kernel_verdicts(nb)
     trusted = judge(job.reference_records, export, list(kernel))
+    result.flags += suspicious_records(export)
     points = {answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in source.cells if answers.is_test(c)}
     hidden = {answers.grade_id(c): "### BEGIN HIDDEN TESTS" in c.source for c in source.cells if answers.is_test(c)}
     for test, (k_ok, message) in kernel.items():

@@ -11,9 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from support import catalogue_entries, make_submission  # noqa: E402
+
 from autograder import grade, paths, release, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
-from support import catalogue_entries, make_submission  # noqa: E402
 
 NAMES = paths.notebook_names()
 SANDBOX_PROBLEM = sandbox.available()

@@ -40,8 +40,12 @@ def attacked(tmp_path_factory):
 
 
 def _outputs(out: Path, student: str) -> str:
+    """Everything the graded notebook printed (outputs only, not the attack's own source)."""
     path = out / ".state" / student / f"{NB01}.ipynb"
-    return json.dumps(nbformat.read(path, as_version=4).cells) if path.exists() else ""
+    if not path.exists():
+        return ""
+    cells = nbformat.read(path, as_version=4).cells
+    return json.dumps([c.get("outputs", []) for c in cells])
 
 
 @pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])

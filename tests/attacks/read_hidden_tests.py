@@ -7,6 +7,8 @@ for _pattern in ("../../../source/*/*.ipynb", "../../../.course/source/*/*.ipynb
     _found += glob.glob(_pattern)
 _ok = True
 for _path in _found:
+    if os.path.realpath(_path).startswith(os.path.realpath(os.getcwd())):
+        continue  # its own folder is its own
     try:
         open(_path).read(10)
         print("READABLE", _path)

@@ -1,5 +1,5 @@
 """Symlink the record folders to where the reference records live (guessed from cwd)."""
-# flag: link
+# flag: symbolic link
 # %% answer sdpa
 import os
 _dir = os.environ.get("WORKBOOK_EXPORT", "")

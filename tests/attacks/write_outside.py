@@ -5,7 +5,7 @@ for _path in ("/work/pwned", "../../pwned", "../../../grades.csv", "/tmp/pwned-h
     try:
         with open(_path, "w") as _fh:
             _fh.write("pwned")
-        print("WROTE", _path)
+        print("private tmp" if os.path.realpath(_path).startswith("/tmp/") else "WROTE", _path)
     except Exception as _e:
         print("refused", _path, type(_e).__name__)
 
