@@ -49,15 +49,17 @@ def parts(nb) -> list[PartResult]:
 def render(name: str, results: list[PartResult]) -> str:
     """The table printed by `check`, with honest wording about hidden tests."""
     marks = {"passed": "✓", "failed": "✗", "hidden": "·"}
-    lines = [f"Self-check of {name} (visible tests only)", "",
-             f"  {'part':<30} {'points':>6}  result"]
+    lines = [f"Self-check of {name} (visible tests only)", "", f"  {'part':<30} {'points':>6}  result"]
     for r in results:
         line = f"  {r.name:<30} {r.points:>6g}  {marks[r.status]} {r.status}"
         lines.append(line + (f"\n      {r.message}" if r.message and r.status != "hidden" else ""))
     visible = [r for r in results if r.status != "hidden"]
     got = sum(r.points for r in visible if r.status == "passed")
-    lines += ["", f"Visible tests passed: {got:g} / {sum(r.points for r in visible):g} points. "
-              "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded."]
+    lines += [
+        "",
+        f"Visible tests passed: {got:g} / {sum(r.points for r in visible):g} points. "
+        "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded.",
+    ]
     return "\n".join(lines)
 
 

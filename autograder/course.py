@@ -54,8 +54,12 @@ class Course:
         """(Re)write nbgrader_config.py so that nbgrader sees only what this package sets."""
         self.root.mkdir(parents=True, exist_ok=True)
         text = _CONFIG.format(
-            root=str(self.root), course_id=COURSE_ID, db_url=f"sqlite:///{self.db_path}",
-            stub=CODE_STUB, timeout=self.cell_timeout, extra=self.extra_config,
+            root=str(self.root),
+            course_id=COURSE_ID,
+            db_url=f"sqlite:///{self.db_path}",
+            stub=CODE_STUB,
+            timeout=self.cell_timeout,
+            extra=self.extra_config,
         )
         (self.root / "nbgrader_config.py").write_text(text)
 
@@ -73,8 +77,11 @@ class Course:
         run_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), run_env.get("PATH", "")])
         run_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), run_env.get("PYTHONPATH")]))
         proc = subprocess.run(
-            [sys.executable, "-m", "nbgrader", *args], cwd=self.root, env=run_env,
-            capture_output=True, text=True,
+            [sys.executable, "-m", "nbgrader", *args],
+            cwd=self.root,
+            env=run_env,
+            capture_output=True,
+            text=True,
         )
         if proc.returncode != 0:
             raise NbgraderError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")

@@ -23,10 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"released {len(written)} notebook(s) to {paths.NOTEBOOKS}/ and {bundle}")
     problem = sandbox.available()
     if problem:
-        print(f"note: no sandbox here ({problem}); the trusted sample submissions run unsandboxed",
-              file=sys.stderr)
-    opts = grade.Options(paths.DATA / "submissions", args.out.resolve(),
-                         jobs=args.jobs or grade.default_jobs(), unsafe=bool(problem), limits=Limits())
+        print(f"note: no sandbox here ({problem}); the trusted sample submissions run unsandboxed", file=sys.stderr)
+    opts = grade.Options(
+        paths.DATA / "submissions",
+        args.out.resolve(),
+        jobs=args.jobs or grade.default_jobs(),
+        unsafe=bool(problem),
+        limits=Limits(),
+    )
     results = grade.grade(opts)
     print(grade.table(results))
     print(f"\ngrades.csv, results.json and feedback/ in {args.out} ({time.perf_counter() - t0:.0f} s)")

@@ -36,8 +36,9 @@ def _cap_outputs(cell, limit: int) -> None:
     for out in cell.get("outputs", []):
         size = len(json.dumps(out))
         if total + size > limit:
-            kept.append(nbformat.v4.new_output(
-                "stream", name="stdout", text=f"[output truncated: over {limit} bytes]\n"))
+            kept.append(
+                nbformat.v4.new_output("stream", name="stdout", text=f"[output truncated: over {limit} bytes]\n")
+            )
             break
         total += size
         kept.append(out)
@@ -50,15 +51,20 @@ def _mark_rest(nb, start: int, ename: str, reason: str) -> None:
             cell.outputs = [_error_output(ename, reason)]
 
 
-def execute(nb, workdir: Path, env: dict[str, str], limits: Limits,
-            kernel_manager_class=None) -> ExecutionReport:
+def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None) -> ExecutionReport:
     """Run every code cell of `nb` in place; a death or hang stops execution there."""
     report, t0 = ExecutionReport(), time.perf_counter()
     kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
     client = NotebookClient(
-        nb, timeout=limits.cell_seconds, allow_errors=True, kernel_name="python3",
-        resources={"metadata": {"path": str(workdir)}}, interrupt_on_timeout=False,
-        record_timing=False, shutdown_kernel="immediate", **kwargs,
+        nb,
+        timeout=limits.cell_seconds,
+        allow_errors=True,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(workdir)}},
+        interrupt_on_timeout=False,
+        record_timing=False,
+        shutdown_kernel="immediate",
+        **kwargs,
     )
     client.extra_arguments = []
     env = {**_base_env(), **env}
@@ -94,8 +100,9 @@ def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -
         if cell.cell_type != "code":
             continue
         if time.perf_counter() - t0 > limits.notebook_seconds:
-            return _stop(nb, report, index, "NotebookTimeout",
-                         f"the notebook ran over its {limits.notebook_seconds} s limit")
+            return _stop(
+                nb, report, index, "NotebookTimeout", f"the notebook ran over its {limits.notebook_seconds} s limit"
+            )
         cell_start = time.perf_counter()
         try:
             client.execute_cell(cell, index)

@@ -35,10 +35,14 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     for t in result.tests:
         mark = "✓" if t.status == "passed" else "✗"
         message = html.escape(t.message.replace("\n", " ").replace("|", "\\|"))[:400]
-        rows.append(f"| `{t.name}`{' (hidden)' if t.hidden else ''} | {t.score:g}/{t.max_score:g} | {mark} | {message} |")
+        rows.append(
+            f"| `{t.name}`{' (hidden)' if t.hidden else ''} | {t.score:g}/{t.max_score:g} | {mark} | {message} |"
+        )
     text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n" + "\n".join(rows)
     if result.flags or result.errors:
-        text += "\n\n**Notes from the grader**\n\n" + "\n".join(f"- {html.escape(x)}" for x in result.errors + result.flags)
+        text += "\n\n**Notes from the grader**\n\n" + "\n".join(
+            f"- {html.escape(x)}" for x in result.errors + result.flags
+        )
     return nbformat.v4.new_markdown_cell(text)
 
 

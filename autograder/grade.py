@@ -80,9 +80,20 @@ def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states
         old = states.get(f"{item.student_id}/{item.notebook}")
         if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash:
             continue  # unchanged submission, same sources and engine: keep its grade
-        todo.append(Job(item.student_id, item.notebook, dict(item.nb), item.content_hash,
-                        paths.source_notebook(item.notebook), gradebook.release_path(course, item.notebook),
-                        records[item.notebook], opts.out / ".work", opts.limits, opts.unsafe))
+        todo.append(
+            Job(
+                item.student_id,
+                item.notebook,
+                dict(item.nb),
+                item.content_hash,
+                paths.source_notebook(item.notebook),
+                gradebook.release_path(course, item.notebook),
+                records[item.notebook],
+                opts.out / ".work",
+                opts.limits,
+                opts.unsafe,
+            )
+        )
     return todo
 
 
@@ -136,8 +147,10 @@ def finish(opts: Options, course: Course, names: list[str]) -> list[NotebookResu
 
 def grade(opts: Options) -> list[NotebookResult]:
     """Grade every submission; returns all results held in opts.out."""
-    known = {n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
-             for n in paths.notebook_names()}
+    known = {
+        n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
+        for n in paths.notebook_names()
+    }
     items = intake.collect(opts.submissions, known)
     names = sorted(known)
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
@@ -172,8 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     problem = sandbox.available()
     if problem and not args.unsafe:
-        print(f"ERROR: no sandbox: {problem}.\nLearner code would run with your privileges. "
-              "Install bubblewrap and run as root, or pass --unsafe to grade anyway.", file=sys.stderr)
+        print(
+            f"ERROR: no sandbox: {problem}.\nLearner code would run with your privileges. "
+            "Install bubblewrap and run as root, or pass --unsafe to grade anyway.",
+            file=sys.stderr,
+        )
         return 2
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)

@@ -60,8 +60,9 @@ def reconcile(course: Course, results: list[NotebookResult]) -> None:
                 grade = _find(gb, result, test.name)
                 if grade is None:
                     result.flags.append(f"{test.name}: missing from the nbgrader gradebook; scored 0")
-                test.nbgrader_passed = bool(grade and grade.auto_score is not None
-                                            and grade.auto_score >= grade.max_score)
+                test.nbgrader_passed = bool(
+                    grade and grade.auto_score is not None and grade.auto_score >= grade.max_score
+                )
                 _settle(result, test)
                 if grade is not None:
                     grade.manual_score = test.score
@@ -79,7 +80,11 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
 def _settle(result: NotebookResult, test) -> None:
     """A pass needs the in-kernel (nbgrader) verdict and the trusted verdict."""
     passed = bool(test.nbgrader_passed) and bool(test.trusted_passed)
-    if test.nbgrader_passed and not test.trusted_passed and not any(f.startswith(f"{test.name}:") for f in result.flags):
+    if (
+        test.nbgrader_passed
+        and not test.trusted_passed
+        and not any(f.startswith(f"{test.name}:") for f in result.flags)
+    ):
         result.flags.append(f"{test.name}: nbgrader passed it but the trusted verdict did not; scored 0")
     test.score = test.max_score if passed else 0.0
     test.status = "passed" if passed else "failed"

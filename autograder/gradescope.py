@@ -61,20 +61,37 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
     for result in sorted(results, key=lambda r: r.notebook):
         if result.status != "graded":
             output.append(f"{result.notebook}: not graded: {'; '.join(result.errors)}")
-            tests.append({"name": f"{result.notebook}", "score": 0.0, "max_score": result.max_score,
-                          "status": "failed", "output": "; ".join(result.errors), "visibility": "visible"})
+            tests.append(
+                {
+                    "name": f"{result.notebook}",
+                    "score": 0.0,
+                    "max_score": result.max_score,
+                    "status": "failed",
+                    "output": "; ".join(result.errors),
+                    "visibility": "visible",
+                }
+            )
             continue
         for flag in result.flags:
             output.append(f"{result.notebook}: {flag}")
         for t in result.tests:
-            tests.append({
-                "name": f"{result.notebook} · {t.name}", "score": t.score, "max_score": t.max_score,
-                "status": t.status, "output": t.message or ("passed" if t.status == "passed" else ""),
-                "visibility": "after_published" if t.hidden else "visible",
-            })
-    return {"score": round(sum(t["score"] for t in tests), 6), "tests": tests,
-            "output": "\n".join(output) or "Graded by the attention-workbook autograder.",
-            "visibility": "visible", "stdout_visibility": "hidden"}
+            tests.append(
+                {
+                    "name": f"{result.notebook} · {t.name}",
+                    "score": t.score,
+                    "max_score": t.max_score,
+                    "status": t.status,
+                    "output": t.message or ("passed" if t.status == "passed" else ""),
+                    "visibility": "after_published" if t.hidden else "visible",
+                }
+            )
+    return {
+        "score": round(sum(t["score"] for t in tests), 6),
+        "tests": tests,
+        "output": "\n".join(output) or "Graded by the attention-workbook autograder.",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+    }
 
 
 def run(root: Path) -> dict:
@@ -88,8 +105,14 @@ def run(root: Path) -> dict:
     problem = sandbox.available()
     if problem:
         print(f"WARNING: no sandbox ({problem}); grading without it", file=sys.stderr)
-    opts = grade.Options(subs.parent, root / "work" / "results", jobs=grade.default_jobs(),
-                         unsafe=bool(problem), limits=Limits(), quiet=True)
+    opts = grade.Options(
+        subs.parent,
+        root / "work" / "results",
+        jobs=grade.default_jobs(),
+        unsafe=bool(problem),
+        limits=Limits(),
+        quiet=True,
+    )
     data = to_gradescope(grade.grade(opts))
     write_json_atomic(root / "results" / "results.json", data)
     return data

@@ -68,8 +68,13 @@ def _answer_ids(nb) -> set[str]:
 def _from_bytes(student: str, filename: str, data: bytes, known: dict[str, set[str]], out: list) -> None:
     name = filename[: -len(".ipynb")] if filename.endswith(".ipynb") else filename
     if name not in known:
-        out.append(rejected(student, name, f"unexpected file {filename!r}: expected one of "
-                            f"{', '.join(sorted(k + '.ipynb' for k in known))}"))
+        out.append(
+            rejected(
+                student,
+                name,
+                f"unexpected file {filename!r}: expected one of {', '.join(sorted(k + '.ipynb' for k in known))}",
+            )
+        )
         return
     try:
         nb = read_notebook(data, f"{student}/{filename}")
@@ -77,8 +82,14 @@ def _from_bytes(student: str, filename: str, data: bytes, known: dict[str, set[s
         out.append(rejected(student, name, str(exc)))
         return
     if known[name] and not _answer_ids(nb) & known[name]:
-        out.append(rejected(student, name, f"{student}/{filename} has none of the notebook's answer cells "
-                            f"({', '.join(sorted(known[name]))}): is it the workbook's notebook?"))
+        out.append(
+            rejected(
+                student,
+                name,
+                f"{student}/{filename} has none of the notebook's answer cells "
+                f"({', '.join(sorted(known[name]))}): is it the workbook's notebook?",
+            )
+        )
         return
     out.append(Submission(student, name, nb, hashlib.sha256(data).hexdigest()[:16]))
 
@@ -117,8 +128,14 @@ def _from_zip(path: Path, known: dict[str, set[str]], out: list) -> None:
                 raise ValueError(f"unsafe zip: {problems[0]}")
             if len(infos) > MAX_ZIP_MEMBERS or total > MAX_ZIP_TOTAL_BYTES:
                 raise ValueError(f"zip too large when unpacked ({len(infos)} files, {total} bytes)")
-            members = [i for i in infos if i.filename.endswith(".ipynb") and not i.is_dir()
-                       and "__MACOSX" not in i.filename and ".ipynb_checkpoints" not in i.filename]
+            members = [
+                i
+                for i in infos
+                if i.filename.endswith(".ipynb")
+                and not i.is_dir()
+                and "__MACOSX" not in i.filename
+                and ".ipynb_checkpoints" not in i.filename
+            ]
             if not members:
                 raise ValueError("zip holds no .ipynb notebook")
             for info in members:
@@ -142,8 +159,13 @@ def collect(submissions: Path, known: dict[str, set[str]]) -> list[Submission | 
             continue
         student = entry.stem if entry.suffix == ".zip" else entry.name
         if not STUDENT_ID.match(student):
-            out.append(rejected(re.sub(r"[^A-Za-z0-9_.@+-]", "_", student)[:64] or "_", "(none)",
-                                f"{entry.name!r} is not a valid student id (letters, digits, _.@+-)"))
+            out.append(
+                rejected(
+                    re.sub(r"[^A-Za-z0-9_.@+-]", "_", student)[:64] or "_",
+                    "(none)",
+                    f"{entry.name!r} is not a valid student id (letters, digits, _.@+-)",
+                )
+            )
         elif entry.is_symlink():
             out.append(rejected(student, "(none)", f"{entry.name!r} is a symbolic link; not followed"))
         elif entry.is_dir():
@@ -151,7 +173,9 @@ def collect(submissions: Path, known: dict[str, set[str]]) -> list[Submission | 
         elif entry.suffix == ".zip":
             _from_zip(entry, known, out)
         else:
-            out.append(rejected(student, "(none)", f"{entry.name!r}: expected a folder <student_id>/ or a <student_id>.zip"))
+            out.append(
+                rejected(student, "(none)", f"{entry.name!r}: expected a folder <student_id>/ or a <student_id>.zip")
+            )
     return _dedupe(out)
 
 
@@ -162,7 +186,11 @@ def _dedupe(items: list) -> list:
     for item in items:
         key = (item.student_id, item.notebook)
         if isinstance(item, Submission) and key in seen:
-            out.append(rejected(item.student_id, f"{item.notebook}#duplicate", "submitted twice (folder and zip); graded the first"))
+            out.append(
+                rejected(
+                    item.student_id, f"{item.notebook}#duplicate", "submitted twice (folder and zip); graded the first"
+                )
+            )
             continue
         seen.add(key)
         out.append(item)

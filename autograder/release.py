@@ -26,8 +26,7 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def release_notebooks(out_dir: Path, names: list[str] | None = None,
-                      solutions: Path = paths.SOLUTIONS) -> list[Path]:
+def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: Path = paths.SOLUTIONS) -> list[Path]:
     """Generate every student notebook (nbgrader generate_assignment) into out_dir."""
     names = names or paths.notebook_names(solutions)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -11,9 +11,23 @@ from autograder.results import NotebookResult, write_json_atomic
 
 # DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
 # per notebook, so nbgrader's rows are ours), then this grader's own.
-GRADES_COLUMNS = ["student_id", "notebook", "score", "max_score", "assignment", "duedate", "timestamp",
-                  "last_name", "first_name", "email", "raw_score", "late_submission_penalty",
-                  "status", "flags", "reason"]
+GRADES_COLUMNS = [
+    "student_id",
+    "notebook",
+    "score",
+    "max_score",
+    "assignment",
+    "duedate",
+    "timestamp",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "status",
+    "flags",
+    "reason",
+]
 
 
 def grades_csv(results: list[NotebookResult]) -> str:
@@ -23,8 +37,25 @@ def grades_csv(results: list[NotebookResult]) -> str:
     writer.writerow(GRADES_COLUMNS)
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         score = f"{r.score:g}"
-        writer.writerow([r.student_id, r.notebook, score, f"{r.max_score:g}", r.notebook, "", "", "", "", "",
-                         score, "0", r.status, len(r.flags), "; ".join(r.errors)[:500]])
+        writer.writerow(
+            [
+                r.student_id,
+                r.notebook,
+                score,
+                f"{r.max_score:g}",
+                r.notebook,
+                "",
+                "",
+                "",
+                "",
+                "",
+                score,
+                "0",
+                r.status,
+                len(r.flags),
+                "; ".join(r.errors)[:500],
+            ]
+        )
     return buf.getvalue()
 
 
@@ -98,8 +129,11 @@ def histogram(results: list[NotebookResult], path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(8, 4))
     data = [[100 * r.score / r.max_score for r in graded if r.notebook == n] for n in names]
     ax.hist(data, bins=range(0, 105, 5), stacked=True, label=[n[:2] for n in names])
-    ax.set(xlabel="score (% of the notebook's points)", ylabel="submissions",
-           title=f"Scores of {len(graded)} graded submission(s)")
+    ax.set(
+        xlabel="score (% of the notebook's points)",
+        ylabel="submissions",
+        title=f"Scores of {len(graded)} graded submission(s)",
+    )
     ax.legend(title="notebook", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -44,8 +44,14 @@ def available() -> str | None:
 
 def _python_dirs() -> list[str]:
     """Folders the kernel needs to run Python and import the installed packages."""
-    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sysconfig.get_paths()["purelib"],
-            sysconfig.get_paths()["platlib"], str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    dirs = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        str(Path(os.path.realpath(sys.executable)).parent.parent),
+    }
     for entry in sys.path:
         if entry and Path(entry).is_dir() and "site-packages" in entry:
             dirs.add(entry)
@@ -84,11 +90,27 @@ def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
 def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
     """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
     made: set[str] = set()
-    args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            # in a pid namespace the kernel's parent looks like init: don't let it quit
-            "--unsetenv", "JPY_PARENT_PID"]
+    args = [
+        "bwrap",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        # in a pid namespace the kernel's parent looks like init: don't let it quit
+        "--unsetenv",
+        "JPY_PARENT_PID",
+    ]
     for d in _SYSTEM_DIRS:
         if Path(d).exists():
             args += ["--ro-bind", d, d]
@@ -98,10 +120,32 @@ def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int,
     for d in (work, export, ipc):
         args += _mkdirs(str(d), made) + ["--bind", str(d), str(d)]
     args += ["--ro-bind", str(work / "workbook.py"), str(work / "workbook.py")]
-    args += ["--chdir", str(work), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
-             "--setenv", "IPYTHONDIR", "/tmp/ipython", "--setenv", "TMPDIR", "/tmp", "--"]
-    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    args += [
+        "--chdir",
+        str(work),
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "MPLCONFIGDIR",
+        "/tmp/mpl",
+        "--setenv",
+        "IPYTHONDIR",
+        "/tmp/ipython",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--",
+    ]
+    drop = [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+    ]
     rlimits = ["prlimit", f"--nproc={limits.processes}", "--core=0"]
     return args + drop + rlimits + ["--"] + kernel_cmd
 
@@ -114,7 +158,7 @@ def _cgroup_prefix(name: str, limits: Limits) -> list[str]:
     ]
     joins = "; ".join(f"echo $$ > {g}/cgroup.procs" for g in groups if g)
     rlimit = "" if groups[1] else f"prlimit --pid $$ --as={limits.memory_bytes}; "
-    return ["sh", "-c", f"{joins}{'; ' if joins else ''}{rlimit}exec \"$@\"", "sandbox"]
+    return ["sh", "-c", f'{joins}{"; " if joins else ""}{rlimit}exec "$@"', "sandbox"]
 
 
 def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SANDBOX_UID):

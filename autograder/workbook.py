@@ -153,9 +153,7 @@ class Check:
         if not ok:
             self._fail(key, message)
 
-    def raises(
-        self, key: str, error: type[BaseException], fn: Callable[[], Any], *, match: str = ""
-    ) -> None:
+    def raises(self, key: str, error: type[BaseException], fn: Callable[[], Any], *, match: str = "") -> None:
         """`fn()` raises `error` with a message matching the regex `match`."""
         try:
             fn()
@@ -163,8 +161,11 @@ class Check:
             ok = bool(re.search(match, str(exc))) if match else True
             self._record(key, ok, {"kind": "equal"})
             if not ok:
-                self._fail(key, f"{error.__name__} raised, but its message {str(exc)!r} "
-                           f"does not say what is wrong (expected to mention {match!r}).")
+                self._fail(
+                    key,
+                    f"{error.__name__} raised, but its message {str(exc)!r} "
+                    f"does not say what is wrong (expected to mention {match!r}).",
+                )
             return
         except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
             self._record(key, False, {"kind": "equal"})
@@ -183,8 +184,7 @@ def _allclose(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> bool:
     if a.dtype.kind == "b" or b.dtype.kind == "b":
         return a.dtype.kind == b.dtype.kind and np.array_equal(a, b)
     try:
-        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64),
-                                atol=atol, rtol=rtol, equal_nan=True))
+        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), atol=atol, rtol=rtol, equal_nan=True))
     except (TypeError, ValueError):
         return False
 

@@ -49,10 +49,7 @@ def kernel_message(cell) -> str:
 
 def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
     """Per test cell: passed (no error output) and its message, as nbgrader would see it."""
-    return {
-        answers.grade_id(c): (not kernel_message(c), kernel_message(c))
-        for c in nb.cells if answers.is_test(c)
-    }
+    return {answers.grade_id(c): (not kernel_message(c), kernel_message(c)) for c in nb.cells if answers.is_test(c)}
 
 
 def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
@@ -80,17 +77,31 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     kernel = in_kernel_verdicts(nb)
     trusted = judge(job.reference_records, export, list(kernel))
     result.flags += suspicious_records(export)
-    points = {answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in source.cells if answers.is_test(c)}
+    points = {
+        answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in source.cells if answers.is_test(c)
+    }
     hidden = {answers.grade_id(c): "### BEGIN HIDDEN TESTS" in c.source for c in source.cells if answers.is_test(c)}
     for test, (k_ok, message) in kernel.items():
         t_ok = trusted[test].passed
         if k_ok and not t_ok:
-            result.flags.append(f"{test}: passed in the kernel but its recorded results do not match "
-                                f"the reference ({trusted[test].detail}); scored 0")
+            result.flags.append(
+                f"{test}: passed in the kernel but its recorded results do not match "
+                f"the reference ({trusted[test].detail}); scored 0"
+            )
             message = f"the results this test recorded do not match the reference ({trusted[test].detail})"
         ok = k_ok and t_ok
-        result.tests.append(TestResult(test, points[test] if ok else 0.0, points[test],
-                                       "passed" if ok else "failed", message, hidden[test], k_ok, t_ok))
+        result.tests.append(
+            TestResult(
+                test,
+                points[test] if ok else 0.0,
+                points[test],
+                "passed" if ok else "failed",
+                message,
+                hidden[test],
+                k_ok,
+                t_ok,
+            )
+        )
     result.total()
     result.seconds = round(time.perf_counter() - t0, 3)
     return result, nb

@@ -32,8 +32,7 @@ c.Execute.timeout = {timeout}
 
 def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env,
-                          capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True)
 
 
 def setup_course(root: Path, names: list[str], timeout: int = 60) -> None:

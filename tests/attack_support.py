@@ -15,8 +15,8 @@ NB01 = "01_scaled_dot_product_attention"
 
 ZERO_ANSWERS = {
     "sdpa": "def scaled_dot_product_attention(q, k, v, mask=None):\n"
-            "    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)\n"
-            "    return out, torch.zeros(*q.shape[:-1], k.shape[-2], dtype=q.dtype)\n",
+    "    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)\n"
+    "    return out, torch.zeros(*q.shape[:-1], k.shape[-2], dtype=q.dtype)\n",
     "attention_numpy": "def attention_numpy(q, k, v):\n    return np.zeros((q.shape[0], v.shape[1]))\n",
 }
 """Answers that earn nothing: every attack starts from these, so any point it gets is stolen."""

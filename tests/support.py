@@ -35,8 +35,9 @@ def expected_message(path: Path) -> str | None:
     return None
 
 
-def make_submission(name: str, answer_file: Path | None, base: str = "student",
-                    defaults: dict[str, str] | None = None) -> nbformat.NotebookNode:
+def make_submission(
+    name: str, answer_file: Path | None, base: str = "student", defaults: dict[str, str] | None = None
+) -> nbformat.NotebookNode:
     """The student notebook with the reference answers, overridden by those in answer_file.
 
     base="source" starts from the instructor source instead (hidden tests included),

@@ -33,8 +33,7 @@ def attacked(tmp_path_factory):
         (subs / student).mkdir()
         nbformat.write(make_submission(NB01, None, defaults=defaults), subs / student / f"{NB01}.ipynb")
     out = tmp_path_factory.mktemp("attack-results")
-    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128,
-                    output_bytes=2**20)
+    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128, output_bytes=2**20)
     results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
     return {r.student_id: r for r in results}, out
 

@@ -56,17 +56,28 @@ def build_bad_inputs(root: Path) -> dict[str, str]:
     (root / "good").mkdir()
     (root / "good" / f"{NB01}.ipynb").write_text(GOOD)
     return {
-        "bad-json": "invalid JSON", "not-notebook": "invalid JSON", "json-list": "not a Jupyter notebook",
-        "nbformat3": "format 3", "no-answers": "answer cells", "wrong-name": "unexpected file",
-        "empty-folder": "no .ipynb", "zip-slip": "escapes", "zip-absolute": "absolute path",
-        "zip-symlink": "symbolic link", "zip-bomb": "too large", "not-a-zip": "zip",
-        "stray-file.txt": "expected a folder", "link-folder": "symbolic link",
+        "bad-json": "invalid JSON",
+        "not-notebook": "invalid JSON",
+        "json-list": "not a Jupyter notebook",
+        "nbformat3": "format 3",
+        "no-answers": "answer cells",
+        "wrong-name": "unexpected file",
+        "empty-folder": "no .ipynb",
+        "zip-slip": "escapes",
+        "zip-absolute": "absolute path",
+        "zip-symlink": "symbolic link",
+        "zip-bomb": "too large",
+        "not-a-zip": "zip",
+        "stray-file.txt": "expected a folder",
+        "link-folder": "symbolic link",
     }
 
 
 def _known():
-    return {n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
-            for n in paths.notebook_names()}
+    return {
+        n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
+        for n in paths.notebook_names()
+    }
 
 
 def test_intake_rejects_each_bad_input_with_a_reason(tmp_path):

@@ -26,8 +26,19 @@ def validate_results(data: dict) -> None:
     assert isinstance(data["score"], (int, float))
     assert isinstance(data["tests"], list) and data["tests"]
     for test in data["tests"]:
-        assert set(test) <= {"score", "max_score", "status", "name", "number", "output", "tags",
-                             "visibility", "extra_data", "output_format", "name_format"}
+        assert set(test) <= {
+            "score",
+            "max_score",
+            "status",
+            "name",
+            "number",
+            "output",
+            "tags",
+            "visibility",
+            "extra_data",
+            "output_format",
+            "name_format",
+        }
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
         assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
         assert 0 <= test["score"] <= test["max_score"]

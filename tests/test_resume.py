@@ -33,8 +33,9 @@ def _grade_cmd(subs, out):
 def test_kill_and_resume(tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     _class(subs)
-    proc = subprocess.Popen(_grade_cmd(subs, out), cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _grade_cmd(subs, out), cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 300
     while time.time() < deadline and len(list((out / ".state").glob("*/*.json"))) < 2:
         time.sleep(0.2)

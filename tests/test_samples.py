@@ -17,8 +17,9 @@ NB01 = "01_scaled_dot_product_attention"
 
 
 def test_sample_submissions_are_current(tmp_path):
-    subprocess.run([sys.executable, str(ROOT / "data" / "make_samples.py"), str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "data" / "make_samples.py"), str(tmp_path)], check=True, capture_output=True
+    )
     cmp = filecmp.dircmp(tmp_path, paths.DATA / "submissions")
     assert not (cmp.left_only or cmp.right_only), "run python data/make_samples.py"
     for student in cmp.common_dirs:
