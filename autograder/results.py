@@ -36,6 +36,7 @@ class NotebookResult:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     content_hash: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def key(self) -> str:

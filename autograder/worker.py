@@ -75,6 +75,7 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     if report.stopped_at is not None:
         result.errors.append(report.reason)
     kernel = in_kernel_verdicts(nb)
+    t_judge = time.perf_counter()
     trusted = judge(job.reference_records, export, list(kernel))
     result.flags += suspicious_records(export)
     points = {
@@ -104,4 +105,6 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
         )
     result.total()
     result.seconds = round(time.perf_counter() - t0, 3)
+    result.timings = {k: round(v, 3) for k, v in report.phases.items()}
+    result.timings["judge"] = round(time.perf_counter() - t_judge, 3)
     return result, nb

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import nbformat
@@ -33,8 +34,15 @@ def attacked(tmp_path_factory):
         (subs / student).mkdir()
         nbformat.write(make_submission(NB01, None, defaults=defaults), subs / student / f"{NB01}.ipynb")
     out = tmp_path_factory.mktemp("attack-results")
+    listener = socket.socket()  # a real service on the host's loopback for the network attack to find
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 8888))
+    listener.listen(8)
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128, output_bytes=2**20)
-    results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
+    try:
+        results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
+    finally:
+        listener.close()
     return {r.student_id: r for r in results}, out
 
 
