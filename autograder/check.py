@@ -16,6 +16,7 @@ from autograder import answers, paths
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.limits import Limits
+from autograder.workbook import render_table
 from autograder.worker import kernel_message
 
 _CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
@@ -47,20 +48,9 @@ def parts(nb) -> list[PartResult]:
 
 
 def render(name: str, results: list[PartResult]) -> str:
-    """The table printed by `check`, with honest wording about hidden tests."""
-    marks = {"passed": "✓", "failed": "✗", "hidden": "·"}
-    lines = [f"Self-check of {name} (visible tests only)", "", f"  {'part':<30} {'points':>6}  result"]
-    for r in results:
-        line = f"  {r.name:<30} {r.points:>6g}  {marks[r.status]} {r.status}"
-        lines.append(line + (f"\n      {r.message}" if r.message and r.status != "hidden" else ""))
-    visible = [r for r in results if r.status != "hidden"]
-    got = sum(r.points for r in visible if r.status == "passed")
-    lines += [
-        "",
-        f"Visible tests passed: {got:g} / {sum(r.points for r in visible):g} points. "
-        "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded.",
-    ]
-    return "\n".join(lines)
+    """The same table the notebook's self_check() prints, with points."""
+    rows = [(r.name, r.status, r.message, r.points) for r in results]
+    return f"Self-check of {name} (visible tests only)\n\n" + render_table(rows)
 
 
 def self_check(path: Path, timeout: int = 600) -> list[PartResult]:
