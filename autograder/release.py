@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import paths
+from autograder import colab, paths
 from autograder.course import Course
 
 BUNDLE_NAME = "attention-workbook-student.zip"
@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     written = release_notebooks(args.out, args.notebooks or None)
     bundle = write_bundle(args.out, args.bundle)
+    if args.out == paths.NOTEBOOKS and colab.update_readme(paths.notebook_names(paths.NOTEBOOKS)):
+        print("updated README.md's Open-in-Colab links")
     for path in written:
         print(f"released {path}")
     print(f"bundle   {bundle}")

@@ -188,16 +188,23 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
             return _cgroup_prefix(name, limits) + bwrap_command(work, export, ipc, limits, uid, cmd)
 
         @staticmethod
-        def release() -> None:
-            """Remove this job's cgroups and socket folder (after the kernel is gone)."""
-            release_job(name, ipc)
+        def release() -> bool:
+            """Remove this job's cgroups and socket folder; True if the memory limit was hit."""
+            return release_job(name, ipc)
 
     return SandboxKernelManager
 
 
-def release_job(name: str, ipc: Path) -> None:
-    """Kill what is left in the job's cgroups, then remove them and the socket folder."""
+def release_job(name: str, ipc: Path) -> bool:
+    """Kill what is left in the job's cgroups, remove them and the socket folder.
+
+    Returns True when the memory cgroup recorded an allocation over its limit.
+    """
     shutil.rmtree(ipc, ignore_errors=True)
+    try:
+        memory_hit = int((CGROUP_ROOT / "memory" / name / "memory.failcnt").read_text()) > 0
+    except (OSError, ValueError):
+        memory_hit = False
     for kind in ("pids", "memory"):
         group = CGROUP_ROOT / kind / name
         if not group.is_dir():
@@ -211,3 +218,4 @@ def release_job(name: str, ipc: Path) -> None:
                 break
             except (OSError, ValueError):
                 time.sleep(0.1)
+    return memory_hit

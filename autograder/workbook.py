@@ -115,8 +115,10 @@ def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
             lines.append(f"    {message}")
     done = [p for p in parts if p[1] in ("passed", "failed")]
     passed = sum(p[1] == "passed" for p in done)
-    lines.append(f"\nVisible tests passed: {passed} / {len(done)} parts. "
-                 "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded.")
+    lines.append(
+        f"\nVisible tests passed: {passed} / {len(done)} parts. "
+        "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded."
+    )
     return "\n".join(lines)
 
 

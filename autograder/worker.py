@@ -67,11 +67,14 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     export.mkdir()
     shutil.copyfile(paths.WORKBOOK, work / "workbook.py")
     manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid)
+    memory_hit = False
     try:
         report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)
     finally:
         if manager is not None:
-            manager.release()
+            memory_hit = manager.release()
+    if memory_hit and report.stopped_at is not None:
+        report.reason = f"the kernel was killed: it went over the {job.limits.memory_bytes / 2**30:g} GiB memory limit"
     if report.stopped_at is not None:
         result.errors.append(report.reason)
     kernel = in_kernel_verdicts(nb)

@@ -45,7 +45,9 @@ def ours(work: Path, unsafe: bool) -> tuple[dict, float]:
     (subs / "honest").mkdir()
     nbformat.write(make_submission(NB01, None), subs / "honest" / f"{NB01}.ipynb")
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128)
-    opts = grade.Options(subs, work / ("out-unsafe" if unsafe else "out"), jobs=1, unsafe=unsafe, limits=limits, quiet=True)
+    opts = grade.Options(
+        subs, work / ("out-unsafe" if unsafe else "out"), jobs=1, unsafe=unsafe, limits=limits, quiet=True
+    )
     t0 = time.perf_counter()
     results = {r.student_id: r for r in grade.grade(opts)}
     return results, time.perf_counter() - t0
@@ -66,7 +68,9 @@ def main() -> int:
         if path.stem in HOST_HARMFUL:
             plain = "not run (harms host)"
         else:
-            score, _, _, log = plain_nbgrader.autograde(course, NB01, path.stem.replace("_", "-"), attack_notebook(path))
+            score, _, _, log = plain_nbgrader.autograde(
+                course, NB01, path.stem.replace("_", "-"), attack_notebook(path)
+            )
             plain = f"{score:g} / {max_points:g}" if score is not None else "autograde failed"
         flagged = "yes" if (r.flags or r.errors) else "no"
         print(f"{path.stem:<28} {r.score:>5g} / {r.max_score:<4g} {flagged:>8}   {plain:>22}")
@@ -85,8 +89,10 @@ def main() -> int:
             grade.grade(opts)
             runs.append(next(iter(grade._load_state(out).values()))["result"]["seconds"])
         costs.append(min(runs))
-    print(f"\nper-notebook job time (best of 3): sandboxed {costs[0]:.2f} s, --unsafe {costs[1]:.2f} s, "
-          f"ratio {costs[0] / costs[1]:.2f}")
+    print(
+        f"\nper-notebook job time (best of 3): sandboxed {costs[0]:.2f} s, --unsafe {costs[1]:.2f} s, "
+        f"ratio {costs[0] / costs[1]:.2f}"
+    )
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -138,8 +138,10 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     subs = work / "class"
     n = build_class(subs, args.learners, names)
-    print(f"class: {args.learners} learners, {n} notebooks ({', '.join(KINDS)}), sandbox: "
-          f"{'on' if not sandbox.available() else 'OFF (' + sandbox.available() + ')'}")
+    print(
+        f"class: {args.learners} learners, {n} notebooks ({', '.join(KINDS)}), sandbox: "
+        f"{'on' if not sandbox.available() else 'OFF (' + sandbox.available() + ')'}"
+    )
     warm, _ = run_grade(subs, work / "warm", args.jobs, work / "none")  # builds the reference records once
     cache = work / "warm" / ".reference"
     print(f"first run (course set-up and reference records included): {warm:.1f} s")

@@ -38,7 +38,7 @@ def attacked(tmp_path_factory):
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 8888))
     listener.listen(8)
-    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128, output_bytes=2**20)
+    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
     try:
         results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
     finally:

@@ -11,6 +11,7 @@ import time
 import urllib.request
 
 import pytest
+
 from autograder import paths
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -36,10 +37,23 @@ def lab(tmp_path):
     shutil.copyfile(paths.NOTEBOOKS / "workbook.py", tmp_path / "workbook.py")
     port, token = _free_port(), "browser-test-token"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-         f"--ServerApp.token={token}", f"--ServerApp.root_dir={tmp_path}", "--allow-root",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            f"--ServerApp.token={token}",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--allow-root",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
@@ -60,9 +74,16 @@ def test_run_all_cells_in_jupyterlab(lab, tmp_path):
     url, token = lab
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
