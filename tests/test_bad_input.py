@@ -99,6 +99,7 @@ def test_missing_submissions_folder_is_a_clear_error(tmp_path):
 
 @pytest.mark.slow
 def test_bad_inputs_do_not_stop_the_batch(tmp_path):
+    (tmp_path / "subs").mkdir()
     expected = build_bad_inputs(tmp_path / "subs")
     results = run_grade(tmp_path / "subs", tmp_path / "out")
     good = results[f"good/{NB01}"]
