@@ -62,18 +62,13 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
     return nb
 
 
-def generate(course: Course, name: str, results: list[NotebookResult], out_dir: Path) -> None:
-    """Write feedback/<student>/<name>.html for every graded result of notebook `name`."""
-    todo = [r for r in results if r.notebook == name and r.status == "graded"]
-    for result in todo:
-        path = course.root / "autograded" / result.student_id / name / f"{name}.ipynb"
-        nb = sanitize(nbformat.read(path, as_version=4), result)
-        nbformat.write(nb, path)
-    if not todo:
-        return
-    course.nbgrader("generate_feedback", name, "--force", "--log-level=WARN")
-    for result in todo:
-        src = course.root / "feedback" / result.student_id / name / f"{name}.html"
-        dest = out_dir / result.student_id / f"{name}.html"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> Path:
+    """Write out_dir/<student>/<notebook>.html for one graded result (nbgrader generate_feedback)."""
+    name, student = result.notebook, result.student_id
+    path = course.root / "autograded" / student / name / f"{name}.ipynb"
+    nbformat.write(sanitize(nbformat.read(path, as_version=4), result), path)
+    session.generate_feedback(name, student)
+    dest = out_dir / student / f"{name}.html"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(course.root / "feedback" / student / name / f"{name}.html", dest)
+    return dest

@@ -57,14 +57,14 @@ def _load_state(out: Path) -> dict[str, dict]:
     return states
 
 
-def _save_state(out: Path, result: NotebookResult, digest: str, executed=None) -> None:
+def _save_state(out: Path, result: NotebookResult, digest: str, executed=None, recorded: bool = False) -> None:
     path = _state_path(out, result.student_id, result.notebook)
     if executed is not None:
         tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(executed, tmp)
         os.replace(tmp, path.with_suffix(".ipynb"))
-    write_json_atomic(path, {"digest": digest, "result": result.to_dict()})
+    write_json_atomic(path, {"digest": digest, "recorded": recorded, "result": result.to_dict()})
 
 
 def _max_points(name: str) -> float:
@@ -127,19 +127,29 @@ def run_jobs(opts: Options, todo: list[Job], digest: str) -> None:
     bar.close()
 
 
-def finish(opts: Options, course: Course, names: list[str]) -> list[NotebookResult]:
-    """Gradebook, feedback and reports over every saved result (this run's and earlier ones)."""
+def finish(opts: Options, course: Course) -> list[NotebookResult]:
+    """Record newly graded notebooks in the gradebook, write their feedback, then all reports.
+
+    A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
+    run killed before that records it next time. Each notebook is recorded once.
+    """
     states = _load_state(opts.out)
-    results = [NotebookResult.from_dict(s["result"]) for s in states.values()]
-    graded = [r for r in results if r.status == "graded"]
-    for r in graded:
-        executed = _state_path(opts.out, r.student_id, r.notebook).with_suffix(".ipynb")
-        gradebook.submit(course, r, nbformat.read(executed, as_version=4))
-    for name in sorted({r.notebook for r in graded}):
-        gradebook.autograde(course, name)
-    gradebook.reconcile(course, graded)
-    for name in sorted({r.notebook for r in graded}):
-        feedback.generate(course, name, graded, opts.out / "feedback")
+    pending = [
+        NotebookResult.from_dict(s["result"])
+        for s in states.values()
+        if s["result"]["status"] == "graded" and not s.get("recorded")
+    ]
+    if pending:
+        session = gradebook.Session(course)
+        for r in pending:
+            executed = _state_path(opts.out, r.student_id, r.notebook).with_suffix(".ipynb")
+            gradebook.submit(course, r, nbformat.read(executed, as_version=4))
+            session.autograde(r.notebook, r.student_id)
+        gradebook.reconcile(course, pending)
+        for r in pending:
+            feedback.generate(course, session, r, opts.out / "feedback")
+            _save_state(opts.out, r, states[r.key]["digest"], recorded=True)
+    results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
     return results
@@ -165,7 +175,7 @@ def grade(opts: Options) -> list[NotebookResult]:
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
     run_jobs(opts, _jobs(opts, items, course, records, states, digest), digest)
-    return finish(opts, course, names)
+    return finish(opts, course)
 
 
 def default_jobs() -> int:

@@ -17,7 +17,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import paths
-from autograder.course import COURSE_ID, Course, sources_digest
+from autograder.course import COURSE_ID, Course, NbgraderError, sources_digest
 from autograder.results import NotebookResult
 
 
@@ -47,9 +47,34 @@ def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNo
     shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
 
 
-def autograde(course: Course, name: str) -> None:
-    """nbgrader autograde without execution: score every submission of `name` from its outputs."""
-    course.nbgrader("autograde", name, "--no-execute", "--force", "--log-level=WARN")
+class Session:
+    """nbgrader's own API, in this process, on the course folder (no execution: workers ran it)."""
+
+    def __init__(self, course: Course) -> None:
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+        extra = Config()
+        extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
+        extra.ClearOutput.enabled = False
+        extra.Exchange.root = str(course.root / ".exchange")
+        config.merge(extra)
+        self.api = NbGraderAPI(config=config)
+
+    def autograde(self, name: str, student: str) -> None:
+        """nbgrader autograde of one submission: it scores every test cell from its outputs."""
+        self._check(self.api.autograde(name, student, force=True, create=True), "autograde", name, student)
+
+    def generate_feedback(self, name: str, student: str) -> None:
+        """nbgrader generate_feedback for one submission."""
+        self._check(self.api.generate_feedback(name, student, force=True), "generate_feedback", name, student)
+
+    @staticmethod
+    def _check(outcome: dict, what: str, name: str, student: str) -> None:
+        if not outcome.get("success"):
+            raise NbgraderError(f"nbgrader {what} {name} for {student} failed: {outcome.get('error', '')[-2000:]}")
 
 
 def reconcile(course: Course, results: list[NotebookResult]) -> None:
