@@ -11,6 +11,7 @@ exports and the feedback all show the final grade.
 from __future__ import annotations
 
 import shutil
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -62,6 +63,9 @@ class Session:
         extra.Exchange.root = str(course.root / ".exchange")
         config.merge(extra)
         self.api = NbGraderAPI(config=config)
+        # nbgrader's own SQLAlchemy usage warns on every submission; it is not ours to fix
+        warnings.filterwarnings("ignore", module="nbgrader")
+        warnings.filterwarnings("ignore", message=".*not in session.*")
 
     def autograde(self, name: str, student: str) -> None:
         """nbgrader autograde of one submission: it scores every test cell from its outputs."""
