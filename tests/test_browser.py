@@ -91,13 +91,15 @@ def test_run_all_cells_in_jupyterlab(lab, tmp_path):
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
-        output = page.locator(".jp-OutputArea-output", has_text="hand example: ok")
-        output.first.wait_for(timeout=180_000)
-        table = page.locator(".jp-OutputArea-output", has_text="Visible tests passed")
-        table.first.wait_for(timeout=180_000)
-        text = table.first.inner_text()
-        page.screenshot(path=str(tmp_path / "jupyterlab.png"), full_page=False)
-        browser.close()
+        try:
+            output = page.locator(".jp-OutputArea-output", has_text="hand example: ok")
+            output.first.wait_for(timeout=400_000)
+            table = page.locator(".jp-OutputArea-output", has_text="Visible tests passed")
+            table.first.wait_for(timeout=400_000)
+            text = table.first.inner_text()
+        finally:
+            page.screenshot(path=str(tmp_path / "jupyterlab.png"), full_page=False)
+            browser.close()
     passed = re.search(r"Visible tests passed: (\d+) / (\d+) parts", text)
     assert passed and passed.group(1) == passed.group(2) != "0", text
     assert (tmp_path / "jupyterlab.png").stat().st_size > 10_000
