@@ -182,14 +182,14 @@ class Check:
         want = to_numpy(expected)
         if array.shape != want.shape:
             self._fail(key, f"shape {tuple(array.shape)} but expected {tuple(want.shape)}. {hint}")
-        if np.isnan(array).any() and not np.isnan(want).any():
-            self._fail(key, f"the result contains NaN. {hint}")
         if _allclose(array, want, atol, rtol):
             return
         for mistake, wrong in (mistakes or {}).items():
             wrong_array = to_numpy(wrong)
             if wrong_array.shape == array.shape and _allclose(array, wrong_array, atol, rtol):
                 self._fail(key, f"the result matches a known mistake: {mistake}.")
+        if np.isnan(array).any() and not np.isnan(want).any():
+            self._fail(key, f"the result contains NaN. {hint}")
         err = np.nanmax(np.abs(array.astype(np.float64) - want.astype(np.float64)))
         self._fail(key, f"values differ (max abs error {err:.3g}). {hint}")
 
@@ -270,16 +270,17 @@ def heatmap(weights: Any, xlabels=None, ylabels=None, title: str = "attention we
     """Plot a (L, S) attention matrix with labels and a colour bar."""
     import matplotlib.pyplot as plt
 
-    data = to_numpy(weights)
+    data = to_numpy(weights).astype(float)  # bool masks plot as 0/1
     if ax is None:
         _, ax = plt.subplots(figsize=(1 + 0.5 * data.shape[1], 1 + 0.45 * data.shape[0]))
     image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=max(1e-9, float(data.max())))
     ax.set_xlabel("key position (attended to)")
     ax.set_ylabel("query position")
     ax.set_title(title)
-    if xlabels is not None:
-        ax.set_xticks(range(len(xlabels)), xlabels, rotation=45)
-    if ylabels is not None:
-        ax.set_yticks(range(len(ylabels)), ylabels)
+    if xlabels is not None or data.shape[1] <= 32:  # integer ticks; labels when given
+        ax.set_xticks(range(data.shape[1]), xlabels if xlabels is not None else range(data.shape[1]),
+                      rotation=45 if xlabels is not None else 0)
+    if ylabels is not None or data.shape[0] <= 32:
+        ax.set_yticks(range(data.shape[0]), ylabels if ylabels is not None else range(data.shape[0]))
     ax.figure.colorbar(image, ax=ax, fraction=0.046)
     return ax
