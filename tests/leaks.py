@@ -29,7 +29,8 @@ def secret_lines(name: str, kind: str) -> set[str]:
         outside |= {ln.strip() for ln in rest.splitlines()}
         if kind == "solution" and not answers.is_answer(cell):
             outside |= {ln.strip() for ln in cell.source.splitlines()}
-    return {ln for ln in inside - outside if len(ln) >= 25 and not ln.startswith("#")}
+    shown = "\n".join(outside)  # a secret line that is part of a shown line is not secret
+    return {ln for ln in inside - outside if len(ln) >= 25 and not ln.startswith("#") and ln not in shown}
 
 
 def leaked(text: str, name: str) -> list[str]:

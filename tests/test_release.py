@@ -44,8 +44,9 @@ def test_secret_lines_are_found(name):
 def test_bundle_holds_only_student_material(released):
     with zipfile.ZipFile(released / "bundle.zip") as zf:
         names = sorted(zf.namelist())
-        text = "".join(zf.read(n).decode() for n in names)
+        texts = {n: zf.read(n).decode() for n in names}
     assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + ["attention-workbook/workbook.py"])
+    helper = texts["attention-workbook/workbook.py"]
     for name in NAMES:
-        assert leaked(text, name) == []
-    assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+        assert leaked(texts[f"attention-workbook/{name}.ipynb"] + helper, name) == []
+    assert all("BEGIN HIDDEN TESTS" not in t and "BEGIN SOLUTION" not in t for t in texts.values())
