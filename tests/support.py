@@ -56,6 +56,7 @@ def tryout(name: str, answer_file: Path | None) -> dict[str, str]:
     """Run the source notebook (hidden tests included) with these answers; test -> 'ok' or error."""
     nb = make_submission(name, answer_file, base="source")
     os.environ["WORKBOOK_GRADING"] = "1"
+    os.environ["OMP_NUM_THREADS"] = "1"  # as the grader runs it; small ops crawl on a busy machine otherwise
     NotebookClient(nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(paths.SOLUTIONS)}}).execute()
     verdicts = {}
     for cell in nb.cells:
