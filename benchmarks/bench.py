@@ -30,11 +30,18 @@ import plain_nbgrader  # noqa: E402
 from attack_support import ZERO_ANSWERS, attack_files  # noqa: E402
 from support import catalogue_entries, make_submission  # noqa: E402
 
-from autograder import answers, grade, paths, sandbox  # noqa: E402
+from autograder import answers, course, grade, gradebook, paths, reference, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 NB01 = "01_scaled_dot_product_attention"
 KINDS = ["correct", "partial", "buggy", "attacking", "broken"]
+# Attacks that only cheat inside the kernel: plain nbgrader runs learner code unsandboxed as
+# this user, so the class leaves out the ones that harm the host (kill, fork, flood, hang).
+CHEATS = [
+    "ast_transformer", "custom_exception_handler", "equal_to_anything", "fake_check_class",
+    "forge_records_zeros", "input_transformer", "patch_check_methods", "patch_numpy",
+    "patch_torch_allclose", "post_run_clear_output", "settrace", "tensor_subclass",
+]  # fmt: skip
 
 
 def _submission(name: str, kind: str, i: int):
@@ -51,10 +58,10 @@ def _submission(name: str, kind: str, i: int):
     if kind == "buggy":
         return make_submission(name, wrong[i % len(wrong)])
     if kind == "attacking" and name == NB01:
-        attack = attack_files()[i % len(attack_files())]
-        if "tamper" not in attack.name and attack.stem not in ("stall_kernel", "memory_hog", "output_flood"):
-            return make_submission(name, attack, defaults=ZERO_ANSWERS)
-        return make_submission(name, wrong[0])
+        cheats = [p for p in attack_files() if p.stem in CHEATS]
+        return make_submission(name, cheats[i % len(cheats)], defaults=ZERO_ANSWERS)
+    if kind == "attacking":
+        return make_submission(name, wrong[-1])
     return b'{"cells": [ broken'
 
 
@@ -75,11 +82,10 @@ def build_class(folder: Path, learners: int, names: list[str]) -> int:
 
 
 def run_grade(subs: Path, out: Path, jobs: int, reference_cache: Path) -> tuple[float, list]:
-    """Time one grading run into a fresh results folder (reference records copied in)."""
+    """Time one grading run into a fresh results folder (the per-course set-up copied in)."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    if reference_cache.exists():
-        shutil.copytree(reference_cache, out / ".reference")
+    shutil.copytree(reference_cache, out, dirs_exist_ok=True)  # per-course set-up, as on a re-run
     opts = grade.Options(subs, out, jobs=jobs, unsafe=bool(sandbox.available()), limits=Limits(), quiet=True)
     t0 = time.perf_counter()
     results = grade.grade(opts)
@@ -110,6 +116,7 @@ def plain_serial(subs: Path, names: list[str], work: Path) -> float:
             dest = course / "submitted" / student.name / nb_path.stem
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(nb_path, dest / nb_path.name)
+    os.environ["WORKBOOK_GRADING"] = "1"  # the same small training configuration as ours
     t0 = time.perf_counter()
     for name in names:
         plain_nbgrader._nbgrader(course, "autograde", name, "--force")
@@ -142,9 +149,13 @@ def main() -> int:
         f"class: {args.learners} learners, {n} notebooks ({', '.join(KINDS)}), sandbox: "
         f"{'on' if not sandbox.available() else 'OFF (' + sandbox.available() + ')'}"
     )
-    warm, _ = run_grade(subs, work / "warm", args.jobs, work / "none")  # builds the reference records once
-    cache = work / "warm" / ".reference"
-    print(f"first run (course set-up and reference records included): {warm:.1f} s")
+    t0 = time.perf_counter()
+    cache = work / "reference"
+    digest = f"{course.sources_digest(names)}-{grade.ENGINE_VERSION}"
+    for name in names:  # the reference records, built once as `grade` builds them
+        reference.build_reference(name, cache / ".reference", digest)
+    gradebook.prepare(course.Course(cache / ".course"), names)  # nbgrader course and release, once
+    print(f"per-course set-up, done once (course, release, reference records): {time.perf_counter() - t0:.1f} s")
     t1, res1 = run_grade(subs, work / "j1", 1, cache)
     tn, _ = run_grade(subs, work / "jn", args.jobs, cache)
     print(f"\n{'run':<34} {'seconds':>8} {'notebooks/min':>14}")
