@@ -87,30 +87,32 @@ def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
     return group
 
 
+# fmt: off
+_ISOLATION = [
+    "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
+    "--perms", "1777", "--tmpfs", "/tmp",
+    # in a pid namespace the kernel's parent looks like init: don't let it quit
+    "--unsetenv", "JPY_PARENT_PID",
+]
+_ENV = [
+    "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
+    "--setenv", "IPYTHONDIR", "/tmp/ipython", "--setenv", "TMPDIR", "/tmp",
+]
+# fmt: on
+
+
+def _drop_privileges(uid: int, limits: Limits) -> list[str]:
+    """setpriv to the sandbox uid with no capabilities, then per-user process and core limits."""
+    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    return drop + ["prlimit", f"--nproc={limits.processes}", "--core=0", "--"]
+
+
 def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
     """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
     made: set[str] = set()
-    args = [
-        "bwrap",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--perms",
-        "1777",
-        "--tmpfs",
-        "/tmp",
-        # in a pid namespace the kernel's parent looks like init: don't let it quit
-        "--unsetenv",
-        "JPY_PARENT_PID",
-    ]
+    args = ["bwrap", *_ISOLATION]
     for d in _SYSTEM_DIRS:
         if Path(d).exists():
             args += ["--ro-bind", d, d]
@@ -120,34 +122,8 @@ def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int,
     for d in (work, export, ipc):
         args += _mkdirs(str(d), made) + ["--bind", str(d), str(d)]
     args += ["--ro-bind", str(work / "workbook.py"), str(work / "workbook.py")]
-    args += [
-        "--chdir",
-        str(work),
-        "--setenv",
-        "HOME",
-        "/tmp",
-        "--setenv",
-        "MPLCONFIGDIR",
-        "/tmp/mpl",
-        "--setenv",
-        "IPYTHONDIR",
-        "/tmp/ipython",
-        "--setenv",
-        "TMPDIR",
-        "/tmp",
-        "--",
-    ]
-    drop = [
-        "setpriv",
-        f"--reuid={uid}",
-        f"--regid={uid}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--no-new-privs",
-    ]
-    rlimits = ["prlimit", f"--nproc={limits.processes}", "--core=0"]
-    return args + drop + rlimits + ["--"] + kernel_cmd
+    args += ["--chdir", str(work), *_ENV, "--"]
+    return args + _drop_privileges(uid, limits) + kernel_cmd
 
 
 def _cgroup_prefix(name: str, limits: Limits) -> list[str]:

@@ -278,8 +278,11 @@ def heatmap(weights: Any, xlabels=None, ylabels=None, title: str = "attention we
     ax.set_ylabel("query position")
     ax.set_title(title)
     if xlabels is not None or data.shape[1] <= 32:  # integer ticks; labels when given
-        ax.set_xticks(range(data.shape[1]), xlabels if xlabels is not None else range(data.shape[1]),
-                      rotation=45 if xlabels is not None else 0)
+        ax.set_xticks(
+            range(data.shape[1]),
+            xlabels if xlabels is not None else range(data.shape[1]),
+            rotation=45 if xlabels is not None else 0,
+        )
     if ylabels is not None or data.shape[0] <= 32:
         ax.set_yticks(range(data.shape[0]), ylabels if ylabels is not None else range(data.shape[0]))
     ax.figure.colorbar(image, ax=ax, fraction=0.046)

@@ -52,20 +52,19 @@ def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
     return {answers.grade_id(c): (not kernel_message(c), kernel_message(c)) for c in nb.cells if answers.is_test(c)}
 
 
-def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
-    """Grade one submission; returns the result and the executed (graded) notebook."""
-    t0 = time.perf_counter()
-    result = NotebookResult(job.student_id, job.notebook, "graded", content_hash=job.content_hash)
-    source = nbformat.read(job.source_path, as_version=4)
-    release = nbformat.read(job.release_path, as_version=4)
-    nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))
+def _prepare_workdir(job: Job) -> tuple[Path, Path]:
+    """A fresh work folder (with workbook.py) and an empty records folder for this job."""
     work = job.work_root / job.student_id / job.notebook
-    shutil.rmtree(work.parent / f"{job.notebook}.export", ignore_errors=True)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
     export = work.parent / f"{job.notebook}.export"
-    export.mkdir()
+    for folder in (export, work):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
     shutil.copyfile(paths.WORKBOOK, work / "workbook.py")
+    return work, export
+
+
+def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int):
+    """Execute the rebuilt notebook in the sandbox (or unsandboxed with --unsafe)."""
     manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid)
     memory_hit = False
     try:
@@ -75,38 +74,45 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
             memory_hit = manager.release()
     if memory_hit and report.stopped_at is not None:
         report.reason = f"the kernel was killed: it went over the {job.limits.memory_bytes / 2**30:g} GiB memory limit"
+    return report
+
+
+def _score_tests(source, kernel: dict, trusted: dict, result: NotebookResult) -> None:
+    """A test scores only if nbgrader's verdict and the trusted verdict both pass it."""
+    graded = [c for c in source.cells if answers.is_test(c)]
+    points = {answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in graded}
+    hidden = {answers.grade_id(c): "### BEGIN HIDDEN TESTS" in c.source for c in graded}
+    for test, (k_ok, message) in kernel.items():
+        t_ok = trusted[test].passed
+        if k_ok and not t_ok:
+            detail = trusted[test].detail
+            result.flags.append(
+                f"{test}: passed in the kernel but its recorded results do not match the reference ({detail}); scored 0"
+            )
+            message = f"the results this test recorded do not match the reference ({detail})"
+        ok = k_ok and t_ok
+        score = points[test] if ok else 0.0
+        status = "passed" if ok else "failed"
+        result.tests.append(TestResult(test, score, points[test], status, message, hidden[test], k_ok, t_ok))
+    result.total()
+
+
+def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
+    """Grade one submission; returns the result and the executed (graded) notebook."""
+    t0 = time.perf_counter()
+    result = NotebookResult(job.student_id, job.notebook, "graded", content_hash=job.content_hash)
+    source = nbformat.read(job.source_path, as_version=4)
+    release = nbformat.read(job.release_path, as_version=4)
+    nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))
+    work, export = _prepare_workdir(job)
+    report = _run_sandboxed(job, nb, work, export, uid)
     if report.stopped_at is not None:
         result.errors.append(report.reason)
     kernel = in_kernel_verdicts(nb)
     t_judge = time.perf_counter()
     trusted = judge(job.reference_records, export, list(kernel))
     result.flags += suspicious_records(export)
-    points = {
-        answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in source.cells if answers.is_test(c)
-    }
-    hidden = {answers.grade_id(c): "### BEGIN HIDDEN TESTS" in c.source for c in source.cells if answers.is_test(c)}
-    for test, (k_ok, message) in kernel.items():
-        t_ok = trusted[test].passed
-        if k_ok and not t_ok:
-            result.flags.append(
-                f"{test}: passed in the kernel but its recorded results do not match "
-                f"the reference ({trusted[test].detail}); scored 0"
-            )
-            message = f"the results this test recorded do not match the reference ({trusted[test].detail})"
-        ok = k_ok and t_ok
-        result.tests.append(
-            TestResult(
-                test,
-                points[test] if ok else 0.0,
-                points[test],
-                "passed" if ok else "failed",
-                message,
-                hidden[test],
-                k_ok,
-                t_ok,
-            )
-        )
-    result.total()
+    _score_tests(source, kernel, trusted, result)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
     result.timings["judge"] = round(time.perf_counter() - t_judge, 3)

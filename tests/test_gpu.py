@@ -39,7 +39,10 @@ def test_reference_runs_on_the_accelerator(source: Path, mode: str, tmp_path: Pa
     (work / "workbook.py").write_bytes((ROOT / "autograder" / "workbook.py").read_bytes())
     run = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "run_cells.py"), str(work / source.name)],
-        env=env, capture_output=True, text=True, timeout=900,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     print(run.stdout[-4000:])
     assert "device: cuda" in run.stdout or "device: mps" in run.stdout, "the notebook did not pick the accelerator"
