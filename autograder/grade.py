@@ -39,6 +39,8 @@ class Options:
     unsafe: bool = False
     limits: Limits = Limits()
     quiet: bool = False
+    isolate: bool = True  # False: the reduced sandbox (Gradescope), see sandbox.user_only_command
+    work_root: Path | None = None  # where kernels run (default RESULTS/.work)
 
 
 def _state_path(out: Path, student: str, notebook: str) -> Path:
@@ -89,9 +91,10 @@ def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states
                 paths.source_notebook(item.notebook),
                 gradebook.release_path(course, item.notebook),
                 records[item.notebook],
-                opts.out / ".work",
+                opts.work_root or opts.out / ".work",
                 opts.limits,
                 opts.unsafe,
+                opts.isolate,
             )
         )
     return todo
@@ -107,52 +110,77 @@ def _run_one(job: Job, slot: int):
         return result, None
 
 
-def run_jobs(opts: Options, todo: list[Job], digest: str) -> None:
-    """Execute jobs (in parallel when jobs > 1), saving each result as soon as it is done."""
+class Recorder:
+    """The gradebook stage, in the main process only (sqlite wants one writer): one result at a time.
+
+    nbgrader autograde scores the executed notebook, the trusted verdicts are reconciled
+    into the gradebook, the feedback is written, and the saved result is marked 'recorded'.
+    Run as each job finishes, this overlaps with the jobs still running.
+    """
+
+    def __init__(self, opts: Options, course: Course) -> None:
+        self.opts, self.course, self.session = opts, course, None
+
+    def record(self, result: NotebookResult, digest: str) -> None:
+        if result.status != "graded":
+            return
+        if self.session is None:
+            self.session = gradebook.Session(self.course)
+        executed = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
+        gradebook.submit(self.course, result, nbformat.read(executed, as_version=4))
+        self.session.autograde(result.notebook, result.student_id)
+        gradebook.reconcile(self.course, [result])
+        feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
+        _save_state(self.opts.out, result, digest, recorded=True)
+
+
+def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) -> None:
+    """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done."""
     from tqdm.auto import tqdm
 
+    if not opts.unsafe and sandbox.sweep_orphans(opts.work_root or opts.out / ".work") and not opts.quiet:
+        print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
     bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
+
+    def done(result: NotebookResult, executed) -> None:
+        _save_state(opts.out, result, digest, executed)
+        recorder.record(result, digest)
+        bar.update()
+
     if opts.jobs <= 1:
         for i, job in enumerate(todo):
-            result, executed = _run_one(job, i)
-            _save_state(opts.out, result, digest, executed)
-            bar.update()
+            done(*_run_one(job, i))
     else:
         with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
             futures = [pool.submit(_run_one, job, i) for i, job in enumerate(todo)]
             for future in as_completed(futures):
-                result, executed = future.result()
-                _save_state(opts.out, result, digest, executed)
-                bar.update()
+                done(*future.result())
     bar.close()
 
 
-def finish(opts: Options, course: Course) -> list[NotebookResult]:
-    """Record newly graded notebooks in the gradebook, write their feedback, then all reports.
+def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
+    """Record what an interrupted run left unrecorded, then write all reports.
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
-    run killed before that records it next time. Each notebook is recorded once.
+    run killed before that records it here, next time. Each notebook is recorded once.
     """
-    states = _load_state(opts.out)
-    pending = [
-        NotebookResult.from_dict(s["result"])
-        for s in states.values()
-        if s["result"]["status"] == "graded" and not s.get("recorded")
-    ]
-    if pending:
-        session = gradebook.Session(course)
-        for r in pending:
-            executed = _state_path(opts.out, r.student_id, r.notebook).with_suffix(".ipynb")
-            gradebook.submit(course, r, nbformat.read(executed, as_version=4))
-            session.autograde(r.notebook, r.student_id)
-        gradebook.reconcile(course, pending)
-        for r in pending:
-            feedback.generate(course, session, r, opts.out / "feedback")
-            _save_state(opts.out, r, states[r.key]["digest"], recorded=True)
+    for state in _load_state(opts.out).values():
+        if state["result"]["status"] == "graded" and not state.get("recorded"):
+            recorder.record(NotebookResult.from_dict(state["result"]), state["digest"])
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
     return results
+
+
+def prepare(opts: Options, needed: list[str]) -> tuple[Course, str, dict[str, Path]]:
+    """The course folder (nbgrader release) and the reference records of `needed`; cached in opts.out."""
+    names = paths.notebook_names()
+    digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
+    course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
+    gradebook.prepare(course, names)
+    records = {n: reference.build_reference(n, opts.out / ".reference", digest) for n in needed}
+    return course, digest, records
 
 
 def grade(opts: Options) -> list[NotebookResult]:
@@ -162,20 +190,17 @@ def grade(opts: Options) -> list[NotebookResult]:
         for n in paths.notebook_names()
     }
     items = intake.collect(opts.submissions, known)
-    names = sorted(known)
-    digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
-    course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
-    gradebook.prepare(course, names)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
-    records = {n: reference.build_reference(n, opts.out / ".reference", digest) for n in needed}
+    course, digest, records = prepare(opts, needed)
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
                 item.max_score = _max_points(item.notebook)
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
-    run_jobs(opts, _jobs(opts, items, course, records, states, digest), digest)
-    return finish(opts, course)
+    recorder = Recorder(opts, course)
+    run_jobs(opts, _jobs(opts, items, course, records, states, digest), digest, recorder)
+    return finish(opts, recorder)
 
 
 def default_jobs() -> int:

@@ -4,7 +4,10 @@ The zip holds setup.sh (installs bubblewrap and the Python requirements), run_au
 (calls `python -m autograder gradescope-run`) and source/ (this package, the source
 notebooks, requirements). Gradescope runs run_autograder as root; the learner's kernel
 then runs in the same sandbox as `grade` (its own uid, no network, only its folder), and
-only this harness writes /autograder/results/results.json.
+only this harness writes /autograder/results/results.json. Where the container forbids
+the namespaces bubblewrap needs, the kernel runs in the reduced sandbox Gradescope's own
+advice describes: its own uid, no capabilities, process and memory limits, every folder
+of the autograder made unreadable to it (network access is then not blocked).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import os
 import shutil
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -28,6 +32,8 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch>=2.2"
 /autograder/venv/bin/pip install -q -r /autograder/source/requirements.txt
+# the course folder and the reference records, once, so that a submission pays only for itself
+cd /autograder/source && /autograder/venv/bin/python -m autograder gradescope-run --prepare
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -94,26 +100,52 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
     }
 
 
-def run(root: Path) -> dict:
+def _options(root: Path) -> grade.Options:
+    """Grading options: the full sandbox where bubblewrap works, else the reduced one, else none."""
+    forced_user = os.environ.get("AUTOGRADER_SANDBOX") == "user"  # the reduced sandbox even where bwrap works
+    problem = "AUTOGRADER_SANDBOX=user" if forced_user else sandbox.available()
+    opts = grade.Options(
+        root / "work" / "submissions", root / "work" / "results", jobs=grade.default_jobs(), quiet=True
+    )
+    opts.limits = Limits()
+    if problem is None:
+        return opts
+    reduced = sandbox.user_only_problem()
+    if reduced is None:
+        print(f"NOTE: {problem}; learner code runs as its own uid without namespaces", file=sys.stderr)
+        opts.isolate, opts.work_root = False, _lock_down(root)
+    else:
+        print(f"WARNING: no sandbox ({problem}; {reduced}); grading without it", file=sys.stderr)
+        opts.unsafe = True
+    return opts
+
+
+def _lock_down(root: Path) -> Path:
+    """Reduced sandbox: only the harness can read root's folders; kernels run in a new /tmp folder."""
+    for name in ("source", "submission", "results", "work"):
+        if (root / name).exists():
+            os.chmod(root / name, 0o700)
+    work_root = Path(tempfile.mkdtemp(prefix="agw-"))
+    os.chmod(work_root, 0o711)  # the kernel can reach its own folder by name, and list nothing
+    return work_root
+
+
+def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
-    subs = root / "work" / "submissions" / "submission"
-    shutil.rmtree(subs.parent, ignore_errors=True)
-    subs.mkdir(parents=True)
+    opts = _options(root)
+    if prepare_only:
+        grade.prepare(opts, paths.notebook_names())
+        return {}
+    shutil.rmtree(opts.submissions, ignore_errors=True)
+    (opts.submissions / "submission").mkdir(parents=True)
     for path in (root / "submission").rglob("*.ipynb"):
         if ".ipynb_checkpoints" not in path.parts:
-            shutil.copyfile(path, subs / path.name)
-    problem = sandbox.available()
-    if problem:
-        print(f"WARNING: no sandbox ({problem}); grading without it", file=sys.stderr)
-    opts = grade.Options(
-        subs.parent,
-        root / "work" / "results",
-        jobs=grade.default_jobs(),
-        unsafe=bool(problem),
-        limits=Limits(),
-        quiet=True,
-    )
-    data = to_gradescope(grade.grade(opts))
+            shutil.copyfile(path, opts.submissions / "submission" / path.name)
+    try:
+        data = to_gradescope(grade.grade(opts))
+    finally:
+        if opts.work_root is not None:
+            shutil.rmtree(opts.work_root, ignore_errors=True)
     write_json_atomic(root / "results" / "results.json", data)
     return data
 
@@ -131,7 +163,11 @@ def run_main(argv: list[str] | None = None) -> int:
     """Gradescope harness: grade the submission under --root (default /autograder)."""
     parser = argparse.ArgumentParser(prog="python -m autograder gradescope-run", description=run_main.__doc__)
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")))
+    parser.add_argument("--prepare", action="store_true", help="build the course and reference records only")
     args = parser.parse_args(argv)
-    data = run(args.root.resolve())
+    data = run(args.root.resolve(), args.prepare)
+    if args.prepare:
+        print("course and reference records ready")
+        return 0
     print(f"score {data['score']:g} over {len(data['tests'])} tests")
     return 0

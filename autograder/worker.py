@@ -32,6 +32,7 @@ class Job:
     work_root: Path
     limits: Limits
     unsafe: bool = False
+    isolate: bool = True  # False: the reduced sandbox (own uid, no namespaces)
 
 
 def kernel_message(cell) -> str:
@@ -65,7 +66,7 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
 
 def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int):
     """Execute the rebuilt notebook in the sandbox (or unsandboxed with --unsafe)."""
-    manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid)
+    manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate)
     memory_hit = False
     try:
         report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)

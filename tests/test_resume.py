@@ -31,6 +31,19 @@ def _grade_cmd(subs, out):
     return cmd + (["--unsafe"] if SANDBOX_PROBLEM else [])
 
 
+def _kernels_under(out) -> list[int]:
+    """Processes still running whose command line names the results folder (kernels and their sandboxes)."""
+    found = []
+    for proc in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{proc}/cmdline", "rb") as fh:
+                if str(out).encode() in fh.read():
+                    found.append(int(proc))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def test_kill_and_resume(tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     _class(subs)
@@ -46,6 +59,7 @@ def test_kill_and_resume(tmp_path):
     done = {p: p.stat().st_mtime_ns for p in (out / ".state").glob("*/*.ipynb")}
     assert 1 <= len(done) < 4, "the kill should land mid-run"
     subprocess.run(_grade_cmd(subs, out), cwd=ROOT, check=True, capture_output=True)
+    assert _kernels_under(out) == [], "a kernel of the killed run is still running"
     for path, mtime in done.items():
         assert path.stat().st_mtime_ns == mtime, f"{path.parent.name}/{path.name} was executed twice"
     data = json.loads((out / "results.json").read_text())
