@@ -42,6 +42,11 @@ class Options:
     isolate: bool = True  # False: the reduced sandbox (Gradescope), see sandbox.user_only_command
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
 
+    @property
+    def work_dir(self) -> Path:
+        """Where the kernels' working folders go."""
+        return self.work_root or self.out / ".work"
+
 
 def _state_path(out: Path, student: str, notebook: str) -> Path:
     safe = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in notebook)
@@ -91,7 +96,7 @@ def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states
                 paths.source_notebook(item.notebook),
                 gradebook.release_path(course, item.notebook),
                 records[item.notebook],
-                opts.work_root or opts.out / ".work",
+                opts.work_dir,
                 opts.limits,
                 opts.unsafe,
                 opts.isolate,
@@ -121,13 +126,16 @@ class Recorder:
     def __init__(self, opts: Options, course: Course) -> None:
         self.opts, self.course, self.session = opts, course, None
 
-    def record(self, result: NotebookResult, digest: str) -> None:
+    def record(self, result: NotebookResult, digest: str, executed=None) -> None:
+        """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
         if result.status != "graded":
             return
         if self.session is None:
             self.session = gradebook.Session(self.course)
-        executed = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
-        gradebook.submit(self.course, result, nbformat.read(executed, as_version=4))
+        if executed is None:
+            saved = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
+            executed = nbformat.read(saved, as_version=4)
+        gradebook.submit(self.course, result, executed)
         self.session.autograde(result.notebook, result.student_id)
         gradebook.reconcile(self.course, [result])
         feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
@@ -138,13 +146,13 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) ->
     """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done."""
     from tqdm.auto import tqdm
 
-    if not opts.unsafe and sandbox.sweep_orphans(opts.work_root or opts.out / ".work") and not opts.quiet:
+    if not opts.unsafe and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
         print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
     bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
 
     def done(result: NotebookResult, executed) -> None:
         _save_state(opts.out, result, digest, executed)
-        recorder.record(result, digest)
+        recorder.record(result, digest, executed)
         bar.update()
 
     if opts.jobs <= 1:

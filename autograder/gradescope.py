@@ -21,7 +21,6 @@ import zipfile
 from pathlib import Path
 
 from autograder import grade, paths, sandbox
-from autograder.limits import Limits
 from autograder.results import NotebookResult, write_json_atomic
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -100,16 +99,12 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
     }
 
 
-def _options(root: Path) -> grade.Options:
-    """Grading options: the full sandbox where bubblewrap works, else the reduced one, else none."""
+def _choose_sandbox(opts: grade.Options, root: Path) -> None:
+    """The full sandbox where bubblewrap works, else the reduced one, else none."""
     forced_user = os.environ.get("AUTOGRADER_SANDBOX") == "user"  # the reduced sandbox even where bwrap works
     problem = "AUTOGRADER_SANDBOX=user" if forced_user else sandbox.available()
-    opts = grade.Options(
-        root / "work" / "submissions", root / "work" / "results", jobs=grade.default_jobs(), quiet=True
-    )
-    opts.limits = Limits()
     if problem is None:
-        return opts
+        return
     reduced = sandbox.user_only_problem()
     if reduced is None:
         print(f"NOTE: {problem}; learner code runs as its own uid without namespaces", file=sys.stderr)
@@ -117,7 +112,6 @@ def _options(root: Path) -> grade.Options:
     else:
         print(f"WARNING: no sandbox ({problem}; {reduced}); grading without it", file=sys.stderr)
         opts.unsafe = True
-    return opts
 
 
 def _lock_down(root: Path) -> Path:
@@ -132,10 +126,13 @@ def _lock_down(root: Path) -> Path:
 
 def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
-    opts = _options(root)
-    if prepare_only:
+    opts = grade.Options(
+        root / "work" / "submissions", root / "work" / "results", jobs=grade.default_jobs(), quiet=True
+    )
+    if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
         grade.prepare(opts, paths.notebook_names())
         return {}
+    _choose_sandbox(opts, root)
     shutil.rmtree(opts.submissions, ignore_errors=True)
     (opts.submissions / "submission").mkdir(parents=True)
     for path in (root / "submission").rglob("*.ipynb"):

@@ -194,9 +194,12 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
         def format_kernel_cmd(self, extra_arguments=None):
             cmd = super().format_kernel_cmd(extra_arguments)
             os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
-            if not isolate:
-                return _cgroup_prefix(name, limits, pidfile, ipc) + user_only_command(ipc, limits, uid, cmd)
-            return _cgroup_prefix(name, limits, pidfile, ipc) + bwrap_command(work, export, ipc, limits, uid, cmd)
+            inner = (
+                bwrap_command(work, export, ipc, limits, uid, cmd)
+                if isolate
+                else user_only_command(ipc, limits, uid, cmd)
+            )
+            return _cgroup_prefix(name, limits, pidfile, ipc) + inner
 
         @staticmethod
         def release() -> bool:
@@ -233,20 +236,25 @@ def release_job(name: str, ipc: Path) -> bool:
     return memory_hit
 
 
+def _still_running(pid: str, ipc: str) -> bool:
+    """The process is alive and is still the kernel of that socket folder (not a reused pid)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return ipc.encode() in fh.read()
+    except OSError:
+        return False
+
+
 def sweep_orphans(work_root: Path) -> int:
     """Kill the kernels a killed grading run left under work_root (their pid files say which)."""
     swept = 0
     for pidfile in work_root.glob("*/*.kernel-pid"):
-        try:
-            pid, ipc, name = pidfile.read_text().split()
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                alive = ipc.encode() in fh.read()  # the same process, not a reused pid
-        except (OSError, ValueError):
-            alive, ipc, name = False, "", ""
-        if alive:
-            os.kill(int(pid), 9)  # bwrap --die-with-parent takes the whole sandbox with it
-            swept += 1
-        if name:
+        fields = pidfile.read_text().split()
+        if len(fields) == 3:
+            pid, ipc, name = fields
+            if _still_running(pid, ipc):
+                os.kill(int(pid), 9)  # bwrap --die-with-parent takes the whole sandbox with it
+                swept += 1
             release_job(name, Path(ipc))
         pidfile.unlink(missing_ok=True)
     return swept

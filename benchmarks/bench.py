@@ -30,7 +30,7 @@ import plain_nbgrader  # noqa: E402
 from attack_support import ZERO_ANSWERS, attack_files  # noqa: E402
 from support import catalogue_entries, make_submission  # noqa: E402
 
-from autograder import answers, course, grade, gradebook, paths, reference, sandbox  # noqa: E402
+from autograder import answers, grade, paths, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 NB01 = "01_scaled_dot_product_attention"
@@ -151,10 +151,7 @@ def main() -> int:
     )
     t0 = time.perf_counter()
     cache = work / "reference"
-    digest = f"{course.sources_digest(names)}-{grade.ENGINE_VERSION}"
-    for name in names:  # the reference records, built once as `grade` builds them
-        reference.build_reference(name, cache / ".reference", digest)
-    gradebook.prepare(course.Course(cache / ".course"), names)  # nbgrader course and release, once
+    grade.prepare(grade.Options(subs, cache), names)  # nbgrader course, release and reference records, once
     print(f"per-course set-up, done once (course, release, reference records): {time.perf_counter() - t0:.1f} s")
     t1, res1 = run_grade(subs, work / "j1", 1, cache)
     tn, _ = run_grade(subs, work / "jn", args.jobs, cache)
