@@ -67,7 +67,7 @@ def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manag
         **kwargs,
     )
     client.extra_arguments = []
-    env = {**_base_env(), **env}
+    env = {**base_env(), **env}
     start = time.perf_counter()
     try:
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -82,7 +82,7 @@ def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manag
     return report
 
 
-def _base_env() -> dict[str, str]:
+def base_env() -> dict[str, str]:
     """The few variables a kernel needs; the grader's own environment is not passed on."""
     keep = ("PATH", "LANG", "LC_ALL", "TZ")
     return {k: os.environ[k] for k in keep if k in os.environ}

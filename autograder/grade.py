@@ -1,9 +1,10 @@
 """grade: SUBMISSIONS -> RESULTS (grades.csv, results.json, feedback/), resumable and parallel.
 
 Stages, in order: intake (find and validate) -> prepare (course, release, reference
-records) -> run jobs (rebuild, sandboxed execution, trusted verdict; in parallel; each
-finished job saved at once) -> gradebook (nbgrader autograde, one writer, reconcile)
--> feedback (nbgrader generate_feedback) -> reports.
+records) -> run jobs (rebuild, sandboxed execution in a kernel forked from a preloaded
+server, trusted verdict; in parallel; each finished job saved at once) -> gradebook
+(nbgrader autograde, one writer, reconcile) -> feedback (nbgrader generate_feedback)
+-> reports.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from autograder import answers, feedback, gradebook, intake, paths, reference, sandbox
+from autograder import answers, feedback, gradebook, intake, paths, preload, reference, sandbox
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
@@ -155,14 +157,18 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) ->
         recorder.record(result, digest, executed)
         bar.update()
 
-    if opts.jobs <= 1:
-        for i, job in enumerate(todo):
-            done(*_run_one(job, i))
-    else:
-        with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
-            futures = [pool.submit(_run_one, job, i) for i, job in enumerate(todo)]
-            for future in as_completed(futures):
-                done(*future.result())
+    fork = bool(todo) and not opts.unsafe and opts.isolate and preload.wanted()
+    with preload.running(opts.work_dir) if fork else nullcontext("") as server:
+        for job in todo:
+            job.forkserver = server
+        if opts.jobs <= 1:
+            for i, job in enumerate(todo):
+                done(*_run_one(job, i))
+        else:
+            with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
+                futures = [pool.submit(_run_one, job, i) for i, job in enumerate(todo)]
+                for future in as_completed(futures):
+                    done(*future.result())
     bar.close()
 
 

@@ -12,6 +12,7 @@ where writable, else RLIMIT_AS), and the kernel talks to the grader over unix so
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +29,7 @@ from autograder.limits import Limits
 
 SANDBOX_UID = 60000
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+RELAY = Path(__file__).with_name("kernel_relay.py")
 _SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc", "/sbin"]
 
 
@@ -81,7 +83,7 @@ def _python_dirs() -> list[str]:
     return sorted(d for d in dirs if not repo.startswith(d.rstrip("/") + "/") and d != "/")
 
 
-def _mkdirs(path: str, made: set[str]) -> list[str]:
+def mkdirs(path: str, made: set[str]) -> list[str]:
     """bwrap arguments creating each missing ancestor of path as a 0755 folder."""
     args = []
     parts = Path(path).parts
@@ -109,18 +111,16 @@ def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
 
 
 # fmt: off
-_ISOLATION = [
+ISOLATION = [
     "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
     "--perms", "1777", "--tmpfs", "/tmp",
     # in a pid namespace the kernel's parent looks like init: don't let it quit
     "--unsetenv", "JPY_PARENT_PID",
 ]
-_ENV = [
-    "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
-    "--setenv", "IPYTHONDIR", "/tmp/ipython", "--setenv", "TMPDIR", "/tmp",
-]
 # fmt: on
+KERNEL_ENV = {"HOME": "/tmp", "MPLCONFIGDIR": "/tmp/mpl", "IPYTHONDIR": "/tmp/ipython", "TMPDIR": "/tmp"}
+_ENV = [arg for key, value in KERNEL_ENV.items() for arg in ("--setenv", key, value)]
 
 
 def _drop_privileges(uid: int, limits: Limits) -> list[str]:
@@ -130,29 +130,39 @@ def _drop_privileges(uid: int, limits: Limits) -> list[str]:
     return drop + ["prlimit", f"--nproc={limits.processes}", "--core=0", "--"]
 
 
-def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
-    """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
-    made: set[str] = set()
-    args = ["bwrap", *_ISOLATION]
+def read_only_system(made: set[str]) -> list[str]:
+    """bwrap arguments mounting the system and the Python installation read-only."""
+    args = []
     for d in _SYSTEM_DIRS:
         if Path(d).exists():
             args += ["--ro-bind", d, d]
             made.add(d)
     for d in _python_dirs():
-        args += _mkdirs(d, made) + ["--ro-bind", d, d]
+        args += mkdirs(d, made) + ["--ro-bind", d, d]
+    return args
+
+
+def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
+    """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
+    made: set[str] = set()
+    args = ["bwrap", *ISOLATION, *read_only_system(made)]
     for d in (work, export, ipc):
-        args += _mkdirs(str(d), made) + ["--bind", str(d), str(d)]
+        args += mkdirs(str(d), made) + ["--bind", str(d), str(d)]
     args += ["--ro-bind", str(work / "workbook.py"), str(work / "workbook.py")]
     args += ["--chdir", str(work), *_ENV, "--"]
     return args + _drop_privileges(uid, limits) + kernel_cmd
 
 
-def _cgroup_prefix(name: str, limits: Limits, pidfile: Path, ipc: Path) -> list[str]:
-    """sh -c that notes its pid, joins the pids/memory cgroups (or sets RLIMIT_AS), then execs."""
-    groups = [
+def _job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None]:
+    """The job's pids and memory cgroups (None where cgroups are not writable here)."""
+    return (
         _cgroup("pids", name, {"pids.max": str(limits.processes)}),
         _cgroup("memory", name, {"memory.limit_in_bytes": str(limits.memory_bytes)}),
-    ]
+    )
+
+
+def _cgroup_prefix(name: str, groups: tuple[Path | None, ...], limits: Limits, pidfile: Path, ipc: Path) -> list[str]:
+    """sh -c that notes its pid, joins the pids/memory cgroups (or sets RLIMIT_AS), then execs."""
     # the pid file, written as root where the kernel cannot reach, lets a later run kill an orphan
     steps = [f"echo $$ {ipc} {name} > {pidfile}"] + [f"echo $$ > {g}/cgroup.procs" for g in groups if g]
     steps += [] if groups[1] else [f"prlimit --pid $$ --as={limits.memory_bytes}"]
@@ -165,19 +175,40 @@ def user_only_command(ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]
     return ["env", *home] + _drop_privileges(uid, limits) + kernel_cmd
 
 
-def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SANDBOX_UID, isolate: bool = True):
+def _fork_request(work: Path, export: Path, limits: Limits, uid: int, groups, connection_file: str) -> dict:
+    """What the fork server needs to start this job's kernel (see autograder.forkserver)."""
+    return {
+        "connection_file": connection_file,
+        "work": str(work),
+        "export": str(export),
+        "ipc": str(Path(connection_file).parent),
+        "work_root": str(work.parent.parent),  # work is WORK_ROOT/<learner>/<notebook>
+        "uid": uid,
+        "cgroups": [str(g) for g in groups if g],
+        "memory_cgroup": groups[1] is not None,
+        "limits": {"processes": limits.processes, "memory_bytes": limits.memory_bytes},
+        "env": KERNEL_ENV,
+    }
+
+
+def kernel_manager_class(
+    work: Path, export: Path, limits: Limits, uid: int = SANDBOX_UID, isolate: bool = True, forkserver: str = ""
+):
     """An AsyncKernelManager class whose kernels start inside the sandbox for this job.
 
     isolate=False is the reduced sandbox (Gradescope's containers forbid namespaces): the
     caller must make everything the learner may not read unreadable to other users.
+    forkserver: the socket of a running preload server (autograder.preload); the kernel is
+    then forked from it, already sandboxed, instead of started by bwrap.
     """
     for d in (work, export):
         os.chown(d, uid, uid)
+        os.chmod(d, 0o700)
         for child in d.iterdir():
             if child.name != "workbook.py":
                 os.chown(child, uid, uid)
     # unix socket paths are limited to ~107 bytes: keep them short, under /tmp
-    ipc = Path(tempfile.mkdtemp(prefix="agk-", dir="/tmp"))
+    ipc = Path(tempfile.mkdtemp(prefix="agk-", dir=Path(forkserver).parent.parent if forkserver else "/tmp"))
     os.chown(ipc, uid, uid)
     name = f"autograder-{uuid.uuid4().hex[:12]}"
     pidfile = work.with_name(f"{work.name}.kernel-pid")
@@ -194,12 +225,15 @@ def kernel_manager_class(work: Path, export: Path, limits: Limits, uid: int = SA
         def format_kernel_cmd(self, extra_arguments=None):
             cmd = super().format_kernel_cmd(extra_arguments)
             os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
-            inner = (
-                bwrap_command(work, export, ipc, limits, uid, cmd)
-                if isolate
-                else user_only_command(ipc, limits, uid, cmd)
-            )
-            return _cgroup_prefix(name, limits, pidfile, ipc) + inner
+            groups = _job_cgroups(name, limits)
+            if forkserver:
+                request = _fork_request(work, export, limits, uid, groups, self.connection_file)
+                inner = [sys.executable, "-I", "-S", str(RELAY), forkserver, json.dumps(request)]
+            elif isolate:
+                inner = bwrap_command(work, export, ipc, limits, uid, cmd)
+            else:
+                inner = user_only_command(ipc, limits, uid, cmd)
+            return _cgroup_prefix(name, groups, limits, pidfile, ipc) + inner
 
         @staticmethod
         def release() -> bool:

@@ -33,6 +33,7 @@ class Job:
     limits: Limits
     unsafe: bool = False
     isolate: bool = True  # False: the reduced sandbox (own uid, no namespaces)
+    forkserver: str = ""  # socket of the run's kernel fork server (autograder.preload), if any
 
 
 def kernel_message(cell) -> str:
@@ -58,7 +59,8 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
     work = job.work_root / job.student_id / job.notebook
     export = work.parent / f"{job.notebook}.export"
     for folder in (export, work):
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder.exists():  # a re-run: start clean (an error here names what is in the way)
+            shutil.rmtree(folder)
         folder.mkdir(parents=True)
     shutil.copyfile(paths.WORKBOOK, work / "workbook.py")
     return work, export
@@ -66,7 +68,9 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
 
 def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int):
     """Execute the rebuilt notebook in the sandbox (or unsandboxed with --unsafe)."""
-    manager = None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate)
+    manager = (
+        None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate, job.forkserver)
+    )
     memory_hit = False
     try:
         report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)

@@ -1,0 +1,45 @@
+"""What the kernel sees of itself and its neighbours, printed as one PROBE line (reference answer kept)."""
+# %% answer sdpa
+import json as _json, os as _os, subprocess as _subprocess
+
+
+def _status(key):
+    with open("/proc/self/status") as _fh:
+        return next(line.split()[1] for line in _fh if line.startswith(key + ":"))
+
+
+def _ls(path):
+    try:
+        return sorted(_os.listdir(path))
+    except OSError as _e:
+        return type(_e).__name__
+
+
+_planted = _os.path.exists("/tmp/left-by-an-earlier-job")
+open("/tmp/left-by-an-earlier-job", "w").write("x")
+_subprocess.Popen(["sleep", "300"])  # left running on purpose: the grader must kill it
+_probe = {
+    "uid": _os.getuid(),
+    "cap_eff": _status("CapEff"),
+    "cap_bnd": _status("CapBnd"),
+    "no_new_privs": _status("NoNewPrivs"),
+    "hash": hash("attention"),
+    "threads": torch.get_num_threads(),
+    "rand": torch.rand(3).tolist(),
+    "learner_folder": _ls(".."),
+    "work_root": _ls("../.."),
+    "planted": _planted,
+}
+print("PROBE" + _json.dumps(_probe))
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+    if mask is not None:
+        mask = mask.to(torch.bool)
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    return weights @ v, weights
