@@ -7,6 +7,9 @@ gradebook, or any other submission: they are not mounted. It runs as a uid of it
 (not root, no capabilities) in new pid/net/ipc/uts namespaces, with a process cap
 (RLIMIT_NPROC, and a pids cgroup where one is writable), a memory cap (a memory cgroup
 where writable, else RLIMIT_AS), and the kernel talks to the grader over unix sockets.
+By default the kernel is not started by bwrap but forked, inside one such sandbox, from
+a server with torch already imported (autograder.preload, autograder.forkserver); the
+child then builds the same isolation itself before it becomes the kernel.
 """
 
 from __future__ import annotations
