@@ -71,12 +71,12 @@ def _join_cgroups(groups: list[str]) -> None:
 
 
 def _private_mounts(req: dict) -> None:
-    """A private /tmp; of the work root only this job's folders; workbook.py read-only."""
+    """A private /tmp; of the work root only this job's folders; workbook.py and Python read-only."""
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # from here on, nothing reaches the server's mounts
     for mounted in ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory"):
         if os.path.ismount(mounted):
             _check(_libc.umount2(mounted.encode(), _MNT_DETACH), f"umount {mounted}")
-    keep = [req["work"], req["export"], req["ipc"]]
+    keep = [req["work"], req["export"], req["ipc"], *req["read_only"]]
     _mount("tmpfs", STAGE, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0700")
     for i, path in enumerate(keep):  # set aside before /tmp and the work root are covered
         os.mkdir(f"{STAGE}/{i}")
@@ -89,8 +89,9 @@ def _private_mounts(req: dict) -> None:
         _mount(f"{STAGE}/{i}", path, None, _MS_BIND)
     _check(_libc.umount2(STAGE.encode(), _MNT_DETACH), f"umount {STAGE}")
     helper = os.path.join(req["work"], "workbook.py")
-    _mount(helper, helper, None, _MS_BIND)
-    _mount(None, helper, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+    _mount(helper, helper, None, _MS_BIND)  # a mount of its own, so that it alone can be made read-only
+    for path in [helper, *req["read_only"]]:
+        _mount(None, path, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
 
 
 def _drop_privileges(uid: int, limits: dict, memory_capped: bool) -> None:

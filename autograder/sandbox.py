@@ -191,7 +191,15 @@ def _fork_request(work: Path, export: Path, limits: Limits, uid: int, groups, co
         "memory_cgroup": groups[1] is not None,
         "limits": {"processes": limits.processes, "memory_bytes": limits.memory_bytes},
         "env": KERNEL_ENV,
+        # Python installed under /tmp (a venv in a checkout there) must survive the private /tmp
+        "read_only": _outermost(d for d in _python_dirs() if d.startswith("/tmp/")),
     }
+
+
+def _outermost(dirs) -> list[str]:
+    """The folders not inside another of them."""
+    dirs = sorted(set(dirs))
+    return [d for d in dirs if not any(d.startswith(other.rstrip("/") + "/") for other in dirs)]
 
 
 def kernel_manager_class(
