@@ -68,7 +68,7 @@ def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
 
 @contextmanager
 def running(work_root: Path) -> Iterator[str]:
-    """Start the fork server for one grading run; yields its socket path."""
+    """Start the fork server for one grading run; yields its socket path ("" if it did not start)."""
     ipc_root = Path(tempfile.mkdtemp(prefix="agf-", dir="/tmp"))
     os.chmod(ipc_root, 0o711)  # kernels reach their own socket folder; the control folder is root's
     ctl = ipc_root / "ctl"
@@ -81,8 +81,13 @@ def running(work_root: Path) -> Iterator[str]:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=server_env())
     pidfile.write_text(f"{proc.pid} {ipc_root} -")  # a killed run's next start kills it (sweep_orphans)
     try:
-        _wait_ready(proc, ctl / "server.log")
-        yield str(ctl / "sock")
+        try:
+            _wait_ready(proc, ctl / "server.log")
+            server = str(ctl / "sock")
+        except PreloadFailed as exc:  # grading goes on, the slower way
+            print(f"warning: {exc}\nstarting each kernel with bubblewrap instead", file=sys.stderr)
+            server = ""
+        yield server
     finally:
         proc.stdin.close()  # the server's signal to stop
         try:

@@ -14,7 +14,7 @@ import pytest
 from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import grade
+from autograder import grade, preload
 from autograder.limits import Limits
 from autograder.sandbox import SANDBOX_UID
 
@@ -107,6 +107,19 @@ for _ in range(2):
     assert len(draws) == 3
     for generator in range(3):
         assert len({d[generator] for d in draws}) == 3, f"generator {generator} repeats across kernels: {draws}"
+
+
+def test_a_server_that_does_not_start_falls_back_to_bwrap(tmp_path, monkeypatch, capsys):
+    """A broken fork server costs speed, not the run: each kernel is then started by bubblewrap."""
+    broken = tmp_path / "broken_server.py"
+    broken.write_text("import sys\nsys.exit('cannot preload: simulated')\n")
+    monkeypatch.setattr(preload, "SERVER", broken)
+    subs = tmp_path / "subs" / "s1"
+    subs.mkdir(parents=True)
+    nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
+    (result,) = grade.grade(grade.Options(subs.parent, tmp_path / "out", jobs=1, limits=Limits(), quiet=True))
+    assert result.score == result.max_score > 0, result.errors
+    assert "cannot preload: simulated" in capsys.readouterr().err
 
 
 def test_forked_kernel_computes_as_a_fresh_one(both):
