@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autograder import sandbox
 from autograder.execute import base_env
-from autograder.reference import grading_env
+from autograder.reference import GRADING_ENV
 
 SERVER = Path(__file__).with_name("forkserver.py")
 READY_SECONDS = 120
@@ -38,9 +38,7 @@ def wanted() -> bool:
 
 def server_env() -> dict[str, str]:
     """The kernels' environment minus the per-job part: the hash seed and thread count are fixed at start."""
-    env = {**base_env(), **grading_env(Path("/nonexistent")), **sandbox.KERNEL_ENV}
-    env.pop("WORKBOOK_EXPORT")
-    return env
+    return {**base_env(), **GRADING_ENV, **sandbox.KERNEL_ENV}
 
 
 def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
@@ -50,8 +48,8 @@ def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
     for d in (work_root, ipc_root):
         args += sandbox.mkdirs(str(d), made) + ["--bind", str(d), str(d)]
     for kind in ("pids", "memory"):
-        tree = sandbox.CGROUP_ROOT / kind
-        if os.access(tree, os.W_OK):
+        tree = sandbox.cgroup_tree(kind)
+        if tree is not None:
             args += sandbox.mkdirs(str(tree), made) + ["--bind", str(tree), str(tree)]
     args += ["--dir", "/stage", "--chdir", str(ipc_root), "--"]
     # the work root on the command line names every forked kernel after the run it serves

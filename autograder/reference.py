@@ -16,16 +16,19 @@ class ReferenceError(RuntimeError):
     """The instructor's own reference fails a test: an authoring error, not a grading result."""
 
 
+GRADING_ENV = {
+    "WORKBOOK_GRADING": "1",
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+}
+"""What every run under grading shares (small training); the export folder is per run."""
+
+
 def grading_env(export_dir: Path) -> dict[str, str]:
     """Environment of a notebook run under grading (small training, records exported)."""
-    return {
-        "WORKBOOK_GRADING": "1",
-        "WORKBOOK_EXPORT": str(export_dir),
-        "MPLBACKEND": "Agg",
-        "PYTHONHASHSEED": "0",
-        "OMP_NUM_THREADS": "1",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-    }
+    return {**GRADING_ENV, "WORKBOOK_EXPORT": str(export_dir)}
 
 
 def failing_tests(nb) -> dict[str, str]:

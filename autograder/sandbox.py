@@ -68,6 +68,7 @@ def user_only_problem() -> str | None:
     return f"{', '.join(missing)} not installed (util-linux)" if missing else None
 
 
+@functools.cache
 def _python_dirs() -> list[str]:
     """Folders the kernel needs to run Python and import the installed packages."""
     dirs = {
@@ -98,10 +99,16 @@ def mkdirs(path: str, made: set[str]) -> list[str]:
     return args
 
 
+def cgroup_tree(kind: str) -> Path | None:
+    """The v1 cgroup hierarchy of this kind, if the grader can create groups in it."""
+    base = CGROUP_ROOT / kind
+    return base if base.is_dir() and os.access(base, os.W_OK) else None
+
+
 def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
     """A v1 cgroup with the given settings, or None if cgroups are not writable here."""
-    base = CGROUP_ROOT / kind
-    if not base.is_dir() or not os.access(base, os.W_OK):
+    base = cgroup_tree(kind)
+    if base is None:
         return None
     group = base / name
     try:
@@ -234,16 +241,15 @@ def kernel_manager_class(
             self.connection_file = str(ipc / "connection.json")
 
         def format_kernel_cmd(self, extra_arguments=None):
-            cmd = super().format_kernel_cmd(extra_arguments)
             os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
             groups = _job_cgroups(name, limits)
-            if forkserver:
+            if forkserver:  # the server starts the kernel itself: no kernel command to wrap
                 request = _fork_request(work, export, limits, uid, groups, self.connection_file)
                 inner = [sys.executable, "-I", "-S", str(RELAY), forkserver, json.dumps(request)]
             elif isolate:
-                inner = bwrap_command(work, export, ipc, limits, uid, cmd)
+                inner = bwrap_command(work, export, ipc, limits, uid, super().format_kernel_cmd(extra_arguments))
             else:
-                inner = user_only_command(ipc, limits, uid, cmd)
+                inner = user_only_command(ipc, limits, uid, super().format_kernel_cmd(extra_arguments))
             return _cgroup_prefix(name, groups, limits, pidfile, ipc) + inner
 
         @staticmethod
