@@ -51,8 +51,14 @@ def _mark_rest(nb, start: int, ename: str, reason: str) -> None:
             cell.outputs = [_error_output(ename, reason)]
 
 
-def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None) -> ExecutionReport:
-    """Run every code cell of `nb` in place; a death or hang stops execution there."""
+def execute(
+    nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None, after=None
+) -> ExecutionReport:
+    """Run every code cell of `nb` in place; a death or hang stops execution there.
+
+    `after(client, deadline)`, if given, runs once the cells are done and the kernel still
+    lives (the trusted checks); `deadline` is the notebook's time limit (time.monotonic()).
+    """
     report, t0 = ExecutionReport(), time.perf_counter()
     kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
     client = NotebookClient(
@@ -74,6 +80,10 @@ def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manag
         with client.setup_kernel(env=env, cwd=str(workdir), **quiet):
             report.phases["kernel_start"] = time.perf_counter() - start
             _run_cells(client, nb, limits, report, t0)
+            if after is not None and report.stopped_at is None:
+                checks = time.perf_counter()
+                after(client, time.monotonic() + limits.notebook_seconds - (time.perf_counter() - t0))
+                report.phases["checks"] = time.perf_counter() - checks
     except DeadKernelError:
         _stop(nb, report, report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
     except RuntimeError as exc:  # kernel failed to start

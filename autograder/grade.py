@@ -1,8 +1,9 @@
 """grade: SUBMISSIONS -> RESULTS (grades.csv, results.json, feedback/), resumable and parallel.
 
-Stages, in order: intake (find and validate) -> prepare (course, release, reference
-records) -> run jobs (rebuild, sandboxed execution in a kernel forked from a preloaded
-server, trusted verdict; in parallel; each finished job saved at once) -> gradebook
+Stages, in order: intake (find and validate) -> prepare (course, release) -> run jobs
+(rebuild, sandboxed execution in a kernel forked from a preloaded server, then every
+test cell run in the worker against that kernel (autograder.harness); in parallel; each
+finished job saved at once) -> gradebook
 (nbgrader autograde, one writer, reconcile) -> feedback (nbgrader generate_feedback)
 -> reports.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,14 +23,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, feedback, gradebook, intake, paths, preload, reference, sandbox
+from autograder import answers, feedback, gradebook, intake, paths, preload, sandbox
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, write_json_atomic
 from autograder.worker import Job, run_job
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: checks run in the grader, against the kernel
 
 
 @dataclass
@@ -81,7 +83,7 @@ def _max_points(name: str) -> float:
     return sum(float(c.metadata.nbgrader.get("points", 0)) for c in nb.cells if answers.is_test(c))
 
 
-def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states, digest) -> list[Job]:
+def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -> list[Job]:
     todo = []
     for item in items:
         if isinstance(item, NotebookResult):
@@ -97,7 +99,7 @@ def _jobs(opts: Options, items, course: Course, records: dict[str, Path], states
                 item.content_hash,
                 paths.source_notebook(item.notebook),
                 gradebook.release_path(course, item.notebook),
-                records[item.notebook],
+                secret,
                 opts.work_dir,
                 opts.limits,
                 opts.unsafe,
@@ -187,14 +189,13 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     return results
 
 
-def prepare(opts: Options, needed: list[str]) -> tuple[Course, str, dict[str, Path]]:
-    """The course folder (nbgrader release) and the reference records of `needed`; cached in opts.out."""
+def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
+    """The course folder (nbgrader release); cached in opts.out."""
     names = paths.notebook_names()
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
     course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
     gradebook.prepare(course, names)
-    records = {n: reference.build_reference(n, opts.out / ".reference", digest) for n in needed}
-    return course, digest, records
+    return course, digest
 
 
 def grade(opts: Options) -> list[NotebookResult]:
@@ -205,7 +206,8 @@ def grade(opts: Options) -> list[NotebookResult]:
     }
     items = intake.collect(opts.submissions, known)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
-    course, digest, records = prepare(opts, needed)
+    course, digest = prepare(opts, needed)
+    secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
@@ -213,7 +215,7 @@ def grade(opts: Options) -> list[NotebookResult]:
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
     recorder = Recorder(opts, course)
-    run_jobs(opts, _jobs(opts, items, course, records, states, digest), digest, recorder)
+    run_jobs(opts, _jobs(opts, items, course, secret, states, digest), digest, recorder)
     return finish(opts, recorder)
 
 
@@ -247,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         results = grade(opts)
-    except (FileNotFoundError, reference.ReferenceError) as exc:
+    except FileNotFoundError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))

@@ -3,21 +3,19 @@
 This file is copied next to every student notebook (and fetched by the Colab setup
 cell). It holds nothing a learner is asked to implement.
 
-Checks record what the learner's code produced (``Check.close`` and friends) and then
-assert it in the kernel, so the learner gets a message right away. When the grader sets
-``WORKBOOK_EXPORT``, every recorded value is also written there as a plain ``.npy``
-file (never pickle): the grader compares it with the reference outside the learner's
-kernel, so nothing done inside the kernel can turn a wrong answer into a pass.
+Checks compare what the learner's code produced with what it should be, and say what is
+wrong. In a learner's notebook they run the visible tests. Under grading the same test
+cells, hidden checks included, run in the grader's own process, which calls the
+learner's code in their kernel: nothing done inside the kernel can turn a wrong answer
+into a pass.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,7 +28,6 @@ except ImportError:  # pragma: no cover
 GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
 """True when the autograder runs the notebook: training cells use a small configuration."""
 
-EXPORT_ENV = "WORKBOOK_EXPORT"
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 
 
@@ -133,30 +130,21 @@ def self_check() -> None:
 class Check:
     """One test's checks: records each value, then asserts it with a helpful message."""
 
-    def __init__(self, name: str, export_dir: str | None = None) -> None:
+    def __init__(self, name: str) -> None:
         if not _KEY.match(name):
             raise ValueError(f"check name {name!r} must match {_KEY.pattern}")
         self.name = name
-        root = export_dir or os.environ.get(EXPORT_ENV)
-        self._dir = Path(root) / name if root else None
         _PARTS[name] = {"status": "running", "message": "", "asserts": 0}
         _THIS_CELL.append(name)
         _watch_cells()
 
     # -- recording -----------------------------------------------------------------
-    def _record(self, key: str, value: Any, meta: dict[str, Any]) -> np.ndarray | None:
+    def _record(self, key: str, value: Any) -> np.ndarray | None:
         _PARTS[self.name]["asserts"] += 1
-        if not _KEY.match(key):
-            raise ValueError(f"record key {key!r} must match {_KEY.pattern}")
         try:
-            array = to_numpy(value)
+            return to_numpy(value)
         except (TypeError, ValueError, RuntimeError):
             return None
-        if self._dir is not None:
-            self._dir.mkdir(parents=True, exist_ok=True)
-            np.save(self._dir / f"{key}.npy", array, allow_pickle=False)
-            (self._dir / f"{key}.json").write_text(json.dumps(meta))
-        return array
 
     def _fail(self, key: str, message: str) -> None:
         text = f"[{self.name}/{key}] {message}"
@@ -176,7 +164,7 @@ class Check:
         mistakes: dict[str, Any] | None = None,
     ) -> None:
         """`actual` equals `expected` in shape and values (within atol/rtol, NaN == NaN)."""
-        array = self._record(key, actual, {"kind": "close", "atol": atol, "rtol": rtol})
+        array = self._record(key, actual)
         if array is None:
             self._fail(key, f"expected a tensor or array, got {type(actual).__name__}. {hint}")
         want = to_numpy(expected)
@@ -195,7 +183,7 @@ class Check:
 
     def equal(self, key: str, actual: Any, expected: Any, *, hint: str = "") -> None:
         """`actual` equals `expected` exactly: shape, dtype kind and every value."""
-        array = self._record(key, actual, {"kind": "equal"})
+        array = self._record(key, actual)
         if array is None:
             self._fail(key, f"expected a tensor or array, got {type(actual).__name__}. {hint}")
         want = to_numpy(expected)
@@ -209,7 +197,7 @@ class Check:
     def true(self, key: str, value: bool, message: str) -> None:
         """A property that must hold; `message` says what it means when it does not."""
         ok = bool(value) if isinstance(value, (bool, np.bool_)) else _truthy(value)
-        self._record(key, ok, {"kind": "equal"})
+        self._record(key, ok)
         if not ok:
             self._fail(key, message)
 
@@ -219,7 +207,7 @@ class Check:
             fn()
         except error as exc:
             ok = bool(re.search(match, str(exc))) if match else True
-            self._record(key, ok, {"kind": "equal"})
+            self._record(key, ok)
             if not ok:
                 self._fail(
                     key,
@@ -228,10 +216,62 @@ class Check:
                 )
             return
         except Exception as exc:  # noqa: BLE001 - a wrong exception type is the finding
-            self._record(key, False, {"kind": "equal"})
+            self._record(key, False)
             self._fail(key, f"raised {type(exc).__name__} ({exc}) instead of {error.__name__}.")
-        self._record(key, False, {"kind": "equal"})
+        self._record(key, False)
         self._fail(key, f"expected {error.__name__}, but nothing was raised.")
+
+
+    def forbidden(self, key: str, names: list[str], message: str) -> None:
+        """None of `names` is used by the answer cells (judged from their source by the grader)."""
+        if _SCANNER is None:  # in a learner's kernel: the grader checks this when it grades
+            return
+        _PARTS[self.name]["asserts"] += 1
+        findings = _SCANNER(names)
+        _FORBIDDEN.extend(findings)
+        if findings:
+            self._fail(key, f"{message} ({findings[0]})")
+
+
+_SCANNER: Callable[[list[str]], list[str]] | None = None
+_FORBIDDEN: list[str] = []
+
+
+def set_scanner(scanner: Callable[[list[str]], list[str]] | None) -> None:
+    """Grader only: how Check.forbidden reads the answer cells' source (None in a kernel)."""
+    global _SCANNER
+    _SCANNER = scanner
+
+
+def reset_parts() -> None:
+    """Grader only: forget every check, before the next test cell runs."""
+    _PARTS.clear()
+    _THIS_CELL.clear()
+    _FORBIDDEN.clear()
+
+
+def asserted() -> bool:
+    """Grader only: whether the test cell that just ran checked anything."""
+    return any(p["asserts"] for p in _PARTS.values())
+
+
+def found_forbidden() -> list[str]:
+    """Grader only: what Check.forbidden found in the answer cells."""
+    return list(_FORBIDDEN)
+
+
+def same_object(obj: Any, path_a: str, path_b: str) -> bool:
+    """Whether obj.<path_a> and obj.<path_b> are the very same object (e.g. tied weights)."""
+    if hasattr(type(obj), "_r_same"):  # under grading: the object lives in the learner's kernel
+        return obj._r_same(path_a, path_b)
+
+    def walk(path: str) -> Any:
+        value = obj
+        for part in path.split("."):
+            value = getattr(value, part)
+        return value
+
+    return walk(path_a) is walk(path_b)
 
 
 def _truthy(value: Any) -> bool:

@@ -1,7 +1,8 @@
-"""Grade one submission: rebuild it, run it (sandboxed), and judge its records outside the kernel."""
+"""Grade one submission: rebuild it, run it (sandboxed), then run its checks here against its kernel."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from dataclasses import dataclass
@@ -11,11 +12,13 @@ import nbformat
 
 from autograder import answers, paths, sandbox
 from autograder.execute import execute
+from autograder.feedback import strip_hidden
+from autograder.harness import Harness, TrustedVerdict
 from autograder.limits import Limits
 from autograder.rebuild import rebuild
 from autograder.reference import grading_env
+from autograder.remote import KernelLink, RemoteError
 from autograder.results import NotebookResult, TestResult
-from autograder.verdict import judge, suspicious_records
 
 
 @dataclass
@@ -28,7 +31,7 @@ class Job:
     content_hash: str
     source_path: Path
     release_path: Path
-    reference_records: Path
+    secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
     work_root: Path
     limits: Limits
     unsafe: bool = False
@@ -55,7 +58,7 @@ def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
 
 
 def _prepare_workdir(job: Job) -> tuple[Path, Path]:
-    """A fresh work folder (with workbook.py) and an empty records folder for this job."""
+    """A fresh work folder (with workbook.py) and an empty exchange folder for the grader's calls."""
     work = job.work_root / job.student_id / job.notebook
     export = work.parent / f"{job.notebook}.export"
     for folder in (export, work):
@@ -66,14 +69,35 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
     return work, export
 
 
-def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int):
-    """Execute the rebuilt notebook in the sandbox (or unsandboxed with --unsafe)."""
+def kernel_notebook(nb) -> nbformat.NotebookNode:
+    """What the learner's kernel runs: the rebuilt notebook with every hidden check removed."""
+    out = nbformat.from_dict(nb)
+    for cell in out.cells:
+        if answers.is_test(cell):
+            cell.source = strip_hidden(cell.source)
+    return out
+
+
+def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdicts: dict):
+    """The step run after the notebook, while its kernel lives: every test cell, judged here."""
+
+    def run(client, deadline: float) -> None:
+        link = KernelLink(client, export, job.limits.cell_seconds, deadline)
+        with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
+            link.start()
+        verdicts.update(Harness(source, answer_sources, link, job.secret).run())
+
+    return run
+
+
+def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
+    """Execute the notebook in the sandbox (or unsandboxed with --unsafe), then `after(client)`."""
     manager = (
         None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate, job.forkserver)
     )
     memory_hit = False
     try:
-        report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager)
+        report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager, after=after)
     finally:
         if manager is not None:
             memory_hit = manager.release()
@@ -82,23 +106,21 @@ def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int):
     return report
 
 
-def _score_tests(source, kernel: dict, trusted: dict, result: NotebookResult) -> None:
-    """A test scores only if nbgrader's verdict and the trusted verdict both pass it."""
+def _score_tests(source, kernel: dict, trusted: dict[str, TrustedVerdict], reason: str, result: NotebookResult) -> None:
+    """A test's points come from its trusted verdict only; the kernel's own run is informational."""
     graded = [c for c in source.cells if answers.is_test(c)]
-    points = {answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in graded}
-    hidden = {answers.grade_id(c): "### BEGIN HIDDEN TESTS" in c.source for c in graded}
-    for test, (k_ok, message) in kernel.items():
-        t_ok = trusted[test].passed
-        if k_ok and not t_ok:
-            detail = trusted[test].detail
-            result.flags.append(
-                f"{test}: passed in the kernel but its recorded results do not match the reference ({detail}); scored 0"
-            )
-            message = f"the results this test recorded do not match the reference ({detail})"
-        ok = k_ok and t_ok
-        score = points[test] if ok else 0.0
-        status = "passed" if ok else "failed"
-        result.tests.append(TestResult(test, score, points[test], status, message, hidden[test], k_ok, t_ok))
+    for cell in graded:
+        test = answers.grade_id(cell)
+        points = float(cell.metadata.nbgrader.get("points", 0))
+        verdict = trusted.get(test) or TrustedVerdict(False, reason or "the notebook did not run to its checks")
+        for finding in verdict.flags:
+            if finding not in result.flags:
+                result.flags.append(f"forbidden: {finding}")
+        k_ok = kernel.get(test, (False, ""))[0]
+        score = points if verdict.passed else 0.0
+        status = "passed" if verdict.passed else "failed"
+        hidden = "### BEGIN HIDDEN TESTS" in cell.source
+        result.tests.append(TestResult(test, score, points, status, verdict.message, hidden, k_ok, verdict.passed))
     result.total()
 
 
@@ -109,16 +131,14 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     source = nbformat.read(job.source_path, as_version=4)
     release = nbformat.read(job.release_path, as_version=4)
     nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))
+    nb = kernel_notebook(nb)
+    answer_sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     work, export = _prepare_workdir(job)
-    report = _run_sandboxed(job, nb, work, export, uid)
+    verdicts: dict[str, TrustedVerdict] = {}
+    report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, verdicts))
     if report.stopped_at is not None:
         result.errors.append(report.reason)
-    kernel = in_kernel_verdicts(nb)
-    t_judge = time.perf_counter()
-    trusted = judge(job.reference_records, export, list(kernel))
-    result.flags += suspicious_records(export)
-    _score_tests(source, kernel, trusted, result)
+    _score_tests(source, in_kernel_verdicts(nb), verdicts, report.reason, result)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
-    result.timings["judge"] = round(time.perf_counter() - t_judge, 3)
     return result, nb

@@ -1,0 +1,215 @@
+"""Trusted checks: every test cell runs here, in the grader's process, against the learner's kernel.
+
+The test cell's full source (hidden checks included) is executed in this process with the
+notebook's setup cell for context. Names the learner defines resolve to proxies
+(autograder.remote) that call their code in the kernel on copies of this process's
+inputs; the expected values, tolerances, known-mistake comparisons and messages are all
+computed here. Every seed a test cell sets is mixed with the run's secret, so hidden
+inputs differ every run and each test cell draws its own, whatever another one did.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import hashlib
+import hmac
+import io
+import random
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from autograder import answers, forbidden
+from autograder import workbook as trusted_workbook
+from autograder.remote import KernelLink, RemoteError, RemoteObject, kernel_global
+
+_SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}
+_SEED_FN = "__wb_seed__"
+
+
+@dataclass
+class TrustedVerdict:
+    """One test cell judged in the grader's process."""
+
+    passed: bool
+    message: str = ""
+    flags: list[str] = field(default_factory=list)
+
+
+def derive_seed(secret: bytes, test: str, value: object) -> int:
+    """A 32-bit seed from the run's secret, the test's name and the seed the cell asked for."""
+    digest = hmac.new(secret, f"{test}:{value!r}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+class _SecretSeeds(ast.NodeTransformer):
+    """Wrap the first argument of every seeding call: `gen.manual_seed(1)` -> `...(__wb_seed__(1))`."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in _SEEDERS and node.args:
+            node.args[0] = ast.Call(ast.Name(_SEED_FN, ast.Load()), [node.args[0]], [])
+        return node
+
+
+def free_names(tree: ast.Module) -> list[str]:
+    """Names a cell reads that it never binds itself (in order of first use)."""
+    bound, loaded = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.append(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            bound.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)) if not isinstance(
+                node, ast.ClassDef
+            ) else None
+        elif isinstance(node, ast.Lambda):
+            bound.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.comprehension):
+            bound.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    return list(dict.fromkeys(n for n in loaded if n not in bound))
+
+
+def prelude(source_nb) -> dict:
+    """The setup cell executed here (imports, device, helpers), with `workbook` the grader's copy."""
+    sys.modules.setdefault("workbook", trusted_workbook)
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    for cell in source_nb.cells:
+        if cell.cell_type == "code" and answers.grade_id(cell) == "setup":
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                exec(compile(cell.source, "<setup>", "exec"), ns)  # noqa: S102 - the instructor's own cell
+    return ns
+
+
+def _message(exc: BaseException) -> str:
+    """A learner-facing message for an exception (never a traceback, so never check source)."""
+    if isinstance(exc, trusted_workbook.CheckFailure):
+        return str(exc)
+    if isinstance(exc, RemoteError):
+        return f"the grader could not call your code: {exc}"
+    if isinstance(exc, NotImplementedError) or "NotImplementedError" in str(exc)[:40]:
+        return "NotImplementedError: an answer cell this test uses is not implemented yet"
+    text = str(exc)
+    return (text if ":" in text[:40] else f"{type(exc).__name__}: {text}")[:600]
+
+
+class Harness:
+    """Runs one notebook's test cells in this process against one learner's kernel."""
+
+    def __init__(self, source_nb, submitted_answers: dict[str, str], link: KernelLink, secret: bytes) -> None:
+        self.source, self.link, self.secret = source_nb, link, secret
+        self.base = prelude(source_nb)
+        self.learner_names = set().union(*(defined_names(c.source) for c in source_nb.cells if answers.is_answer(c)))
+        self.sources = submitted_answers
+        self._globals: dict[str, object] = {}
+
+    def _load_definitions(self) -> None:
+        """The learner's names as proxies, and the instructor's helpers (defs, imports, literals) here.
+
+        Helper functions in the notebook's plain cells are the instructor's code: they run in
+        this process, and the learner's functions they call are proxies to the kernel.
+        """
+        for name in sorted(self.learner_names):
+            with contextlib.suppress(Exception):
+                self.base[name] = kernel_global(self.link, name)
+        for cell in self.source.cells:
+            if cell.cell_type != "code" or answers.grade_id(cell) is not None:
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            keep = [node for node in tree.body if _is_definition(node)]
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                exec(compile(ast.Module(keep, []), "<helpers>", "exec"), self.base)  # noqa: S102 - instructor code
+
+    def _resolve(self, name: str, ns: dict) -> None:
+        """A name the test reads from the kernel: the learner's definitions, or plain data and modules."""
+        if name in ns or hasattr(builtins, name):
+            return
+        if name not in self._globals:
+            value = kernel_global(self.link, name)
+            if isinstance(value, RemoteObject) and name not in self.learner_names and not value._r_module:
+                raise RemoteError(f"the test reads {name!r}, which is neither the learner's nor plain data")
+            self._globals[name] = value
+        ns[name] = self._globals[name]
+
+    def _keep_definitions(self, tree: ast.Module, ns: dict) -> None:
+        """Functions and classes a test cell defines (oracles, helpers) serve the later cells too."""
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in ns:
+                self.base[node.name] = ns[node.name]
+
+    def run_test(self, cell) -> TrustedVerdict:
+        """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
+        test = answers.grade_id(cell)
+        tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(cell.source)))
+        ns = dict(self.base)
+        ns[_SEED_FN] = lambda value: derive_seed(self.secret, test, value)
+        trusted_workbook.reset_parts()
+        trusted_workbook.set_scanner(lambda names: forbidden.scan(self.sources, names))
+        torch.manual_seed(derive_seed(self.secret, test, "torch"))
+        np.random.seed(derive_seed(self.secret, test, "numpy"))
+        random.seed(derive_seed(self.secret, test, "random"))
+        sink = io.StringIO()
+        try:
+            for name in free_names(tree):
+                if name not in self.base:
+                    self._resolve(name, ns)
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                exec(compile(tree, f"<{test}>", "exec"), ns)  # noqa: S102 - the instructor's own test
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure fails this test only
+            return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden())
+        finally:
+            trusted_workbook.set_scanner(None)
+            self._keep_definitions(tree, ns)
+        if not trusted_workbook.asserted():
+            return TrustedVerdict(False, "the test checked nothing (an authoring error)")
+        return TrustedVerdict(True, "", trusted_workbook.found_forbidden())
+
+    def run(self) -> dict[str, TrustedVerdict]:
+        """Every test cell of the notebook, in source order, each on its own inputs."""
+        self._load_definitions()
+        return {answers.grade_id(c): self.run_test(c) for c in self.source.cells if answers.is_test(c)}
+
+
+def _is_definition(node: ast.stmt) -> bool:
+    """A def, class, import or assignment of a literal: safe to run outside the kernel."""
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, ast.Assign):
+        try:
+            ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
+        return True
+    return False
+
+
+def defined_names(source: str) -> set[str]:
+    """Top-level names an answer cell defines (functions, classes, assignments)."""
+    try:
+        tree = ast.parse(answers.strip_markers(source))
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names

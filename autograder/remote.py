@@ -1,0 +1,346 @@
+"""Grader side of the trusted harness: proxies that call the learner's code in its kernel.
+
+A check runs in the grader's process. When it calls a learner's function or module, the
+proxy writes the inputs (plain arrays + JSON) for the kernel's servant, runs one request
+there, and reads back the outputs: plain arrays and JSON only, size-limited, no pickle.
+Inputs are copies, so nothing the learner's code does to them reaches the check; outputs
+are new local tensors. Gradients cross the boundary through an autograd bridge.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import numpy as np
+import torch
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from autograder import paths
+
+MAX_JSON_BYTES = 8 * 2**20
+MAX_ARRAY_BYTES = 256 * 2**20
+_DTYPES = {
+    "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
+    "complex64", "complex128",
+}  # fmt: skip
+_EXCEPTIONS = {n: getattr(builtins, n) for n in dir(builtins) if isinstance(getattr(builtins, n), type)}
+
+
+class RemoteError(RuntimeError):
+    """The learner's kernel could not answer (it died, hung, or replied with garbage)."""
+
+
+def remote_exception(error: dict) -> BaseException:
+    """A local exception standing for one the learner's code raised (its builtin base class)."""
+    kind = _EXCEPTIONS.get(str(error.get("builtin")), Exception)
+    if not issubclass(kind, Exception):
+        kind = RuntimeError
+    message = f"{error.get('type', 'Exception')}: {error.get('message', '')}"[:2000]
+    try:
+        return kind(message)
+    except TypeError:
+        return RuntimeError(message)
+
+
+class KernelLink:
+    """One learner's kernel, reached through the notebook client that ran their notebook."""
+
+    def __init__(self, client, folder: Path, call_seconds: float, deadline: float) -> None:
+        self.client, self.folder = client, folder
+        self.call_seconds, self.deadline = call_seconds, deadline
+        self.count, self.dead = 0, ""
+        self.calls = 0
+
+    def start(self) -> None:
+        """Define the servant in the kernel (after the learner's notebook has run)."""
+        self._execute(paths.SERVANT.read_text())
+
+    def _execute(self, code: str) -> None:
+        if self.dead:
+            raise RemoteError(self.dead)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.dead = "the notebook's time limit was reached before this check"
+            raise RemoteError(self.dead)
+        self.client.timeout = max(1, int(min(self.call_seconds, left)))
+        cell = nbformat.v4.new_code_cell(code)
+        try:
+            self.client.execute_cell(cell, 0)
+        except CellTimeoutError:
+            self.dead = f"the learner's code ran over the {self.client.timeout} s limit of one call"
+            raise RemoteError(self.dead) from None
+        except DeadKernelError:
+            self.dead = "the kernel died while the grader called the learner's code"
+            raise RemoteError(self.dead) from None
+
+    def request(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
+        """Send one request; the decoded value, or the learner's exception raised here."""
+        self.count += 1
+        n, base = self.count, self.folder
+        req = {**req, "id": n}
+        np.savez(base / f"req-{n}.npz", **arrays)
+        (base / f"req-{n}.json").write_text(json.dumps(req))
+        for p in (base / f"req-{n}.npz", base / f"req-{n}.json"):
+            p.chmod(0o644)
+        self._execute(f"__wb_serve({str(base)!r}, {n})")
+        reply, data = self._read(base / f"res-{n}")
+        for suffix in (".npz", ".json"):
+            for p in (base / f"req-{n}{suffix}", base / f"res-{n}{suffix}"):
+                p.unlink(missing_ok=True)
+        if reply.get("ok") is not True:
+            raise remote_exception(reply.get("error") if isinstance(reply.get("error"), dict) else {})
+        return Decoder(self, data).decode(reply.get("value"))
+
+    @staticmethod
+    def _read(stem: Path) -> tuple[dict, dict[str, np.ndarray]]:
+        js, npz = stem.with_suffix(".json"), stem.with_suffix(".npz")
+        for p in (js, npz):
+            if p.is_symlink() or not p.is_file():
+                raise RemoteError("the kernel did not answer the grader (its servant was removed or broken)")
+        if js.stat().st_size > MAX_JSON_BYTES or npz.stat().st_size > MAX_ARRAY_BYTES:
+            raise RemoteError("the learner's code returned more data than the grader accepts")
+        try:
+            reply = json.loads(js.read_text())
+            with np.load(npz, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except (ValueError, OSError, EOFError) as exc:
+            raise RemoteError(f"the kernel's reply could not be read ({type(exc).__name__})") from None
+        if not isinstance(reply, dict):
+            raise RemoteError("the kernel's reply is not an object")
+        return reply, data
+
+
+class Encoder:
+    """Values of a check -> JSON + arrays for the kernel (copies: the check keeps its own)."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def _array(self, array: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = np.array(array, copy=True, order="C")  # keeps 0-d arrays 0-d
+        return key
+
+    def encode(self, value: Any) -> Any:
+        if value is None or isinstance(value, (bool, int, str)):
+            return value
+        if isinstance(value, float):
+            return {"t": "float", "v": repr(value)}
+        if isinstance(value, RemoteObject):
+            return {"t": "ref", "id": value._r_id}
+        if isinstance(value, torch.Tensor):
+            dtype = str(value.dtype).replace("torch.", "")
+            data = value.detach().cpu()
+            data = data.float() if dtype in ("bfloat16", "float16") else data
+            return {"t": "tensor", "a": self._array(data.numpy()), "dtype": dtype, "grad": value.requires_grad}
+        if isinstance(value, np.ndarray):
+            return {"t": "ndarray", "a": self._array(value)}
+        if isinstance(value, np.generic):
+            return self.encode(value.item())
+        if isinstance(value, torch.Size):
+            return {"t": "size", "v": list(value)}
+        if isinstance(value, torch.dtype):
+            return {"t": "dtype", "v": str(value).replace("torch.", "")}
+        if isinstance(value, torch.device):
+            return {"t": "device", "v": str(value)}
+        if isinstance(value, slice):
+            return {"t": "slice", "v": [value.start, value.stop, value.step]}
+        if isinstance(value, (tuple, list)):
+            return {"t": type(value).__name__ if type(value) in (tuple, list) else "list",
+                    "v": [self.encode(x) for x in value]}  # fmt: skip
+        if isinstance(value, dict):
+            return {"t": "dict", "k": list(value), "v": [self.encode(v) for v in value.values()]}
+        if isinstance(value, torch.nn.Module) and type(value).__module__.startswith("torch."):
+            buffer = io.BytesIO()
+            torch.save(value, buffer)
+            return {"t": "object", "a": self._array(np.frombuffer(buffer.getvalue(), dtype=np.uint8))}
+        raise TypeError(f"the grader cannot pass a {type(value).__name__} to the learner's code")
+
+
+class Decoder:
+    """A kernel's reply -> local values; anything unexpected is refused."""
+
+    def __init__(self, link: KernelLink, arrays: dict[str, np.ndarray]) -> None:
+        self.link, self.arrays = link, arrays
+        self.depth = 0
+
+    def _array(self, key: Any) -> np.ndarray:
+        array = self.arrays.get(key) if isinstance(key, str) else None
+        if array is None or array.dtype == object:
+            raise RemoteError("the kernel's reply names an array it did not send")
+        return array
+
+    def decode(self, node: Any, depth: int = 0) -> Any:  # noqa: C901 - one branch per tag
+        if depth > 30:
+            raise RemoteError("the kernel's reply is nested too deeply")
+        if node is None or isinstance(node, (bool, int, str)):
+            return node
+        if not isinstance(node, dict):
+            raise RemoteError("the kernel's reply holds an unexpected value")
+        tag = node.get("t")
+        if tag == "float":
+            return float(str(node.get("v")))
+        if tag == "tensor":
+            dtype = node.get("dtype")
+            if dtype not in _DTYPES:
+                raise RemoteError(f"the kernel's reply has an unknown dtype {dtype!r}")
+            tensor = torch.from_numpy(self._array(node.get("a")).copy()).to(getattr(torch, dtype))
+            tensor._wb_grad = node.get("grad") is True  # the kernel's output is part of a graph
+            return tensor
+        if tag == "ndarray":
+            return self._array(node.get("a")).copy()
+        if tag in ("tuple", "list") and isinstance(node.get("v"), list):
+            items = [self.decode(x, depth + 1) for x in node["v"]]
+            return tuple(items) if tag == "tuple" else items
+        if tag == "dict" and isinstance(node.get("k"), list) and isinstance(node.get("v"), list):
+            keys = node["k"]
+            if not all(isinstance(k, (str, int)) for k in keys) or len(keys) != len(node["v"]):
+                raise RemoteError("the kernel's reply holds a malformed dict")
+            return {k: self.decode(v, depth + 1) for k, v in zip(keys, node["v"], strict=True)}
+        if tag == "size" and isinstance(node.get("v"), list):
+            return torch.Size([int(x) for x in node["v"]])
+        if tag == "dtype" and node.get("v") in _DTYPES:
+            return getattr(torch, node["v"])
+        if tag == "device" and isinstance(node.get("v"), str):
+            return torch.device(node["v"].split(":")[0] if node["v"].split(":")[0] in ("cpu", "cuda", "mps") else "cpu")
+        if tag == "ref" and isinstance(node.get("id"), int):
+            kind = str(node.get("type", "object"))[:80]
+            cls = _torch_class(node.get("torch_class"))
+            return RemoteObject(self.link, node["id"], kind, bool(node.get("module")), bool(node.get("call")), cls)
+        raise RemoteError(f"the kernel's reply has an unknown tag {str(tag)[:40]!r}")
+
+
+def _torch_class(name: Any) -> type | None:
+    """A PyTorch class named by the kernel ('torch.nn.modules.linear.Linear'), looked up here."""
+    if not isinstance(name, str) or not name.startswith("torch.") or len(name) > 200:
+        return None
+    module, _, attr = name.rpartition(".")
+    try:
+        import importlib
+
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError):
+        return None
+    return cls if isinstance(cls, type) else None
+
+
+def _tensors(value: Any, out: list) -> list:
+    if isinstance(value, torch.Tensor):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for x in value:
+            _tensors(x, out)
+    elif isinstance(value, dict):
+        for x in value.values():
+            _tensors(x, out)
+    return out
+
+
+class _Bridge(torch.autograd.Function):
+    """Gradients across the process boundary: backward asks the kernel for its input grads."""
+
+    @staticmethod
+    def forward(ctx, link, call_id, n_out, *tensors):
+        ctx.link, ctx.call_id, ctx.n_in, ctx.n_out = link, call_id, len(tensors) - n_out, n_out
+        return tuple(t.detach().clone() for t in tensors[ctx.n_in :])
+
+    @staticmethod
+    def backward(ctx, *grads):
+        enc = Encoder()
+        req = {"op": "backward", "call": ctx.call_id, "grads": enc.encode(list(grads))}
+        got = ctx.link.request(req, enc.arrays)
+        got = list(got) + [None] * (ctx.n_in - len(got))
+        return (None, None, None, *got[: ctx.n_in], *([None] * ctx.n_out))
+
+
+def _with_grad(link: KernelLink, call_id: int, inputs: list, result: Any) -> Any:
+    """Reattach the kernel's outputs to the check's inputs, so .backward() reaches the kernel."""
+    outs = [t for t in _tensors(result, []) if getattr(t, "_wb_grad", False)]
+    if not outs:
+        return result
+    linked = iter(_Bridge.apply(link, call_id, len(outs), *inputs, *outs))
+    swap = {id(t): next(linked) for t in outs}
+
+    def rebuild(value):
+        if isinstance(value, torch.Tensor):
+            return swap.get(id(value), value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(rebuild(x) for x in value)
+        if isinstance(value, dict):
+            return {k: rebuild(v) for k, v in value.items()}
+        return value
+
+    return rebuild(result)
+
+
+class RemoteObject:
+    """A learner's function, class, module or other object, living in their kernel."""
+
+    __slots__ = ("_r_link", "_r_id", "_r_type", "_r_module", "_r_call", "_r_class")
+
+    def __init__(
+        self, link: KernelLink, ident: int, kind: str, module: bool = False, call: bool = True, cls: type | None = None
+    ) -> None:
+        for name, value in (("_r_link", link), ("_r_id", ident), ("_r_type", kind), ("_r_module", module),
+                            ("_r_call", call), ("_r_class", cls)):  # fmt: skip
+            object.__setattr__(self, name, value)
+
+    @property
+    def __class__(self):  # isinstance(proxy, nn.Linear) asks the learner's object's nearest PyTorch class
+        return self._r_class or RemoteObject
+
+    def _r_same(self, path_a: str, path_b: str) -> bool:
+        """Whether two attribute paths of this object are the very same object in the kernel."""
+        return bool(self._r_ask("same", paths=[path_a, path_b]))
+
+    def _r_ask(self, op: str, **fields) -> Any:
+        enc = Encoder()
+        req = {"op": op, "target": self._r_id, **{k: enc.encode(v) for k, v in fields.items()}}
+        return self._r_link.request(req, enc.arrays)
+
+    def __call__(self, *args, **kwargs):
+        inputs = [t for t in _tensors((args, kwargs), []) if t.requires_grad]
+        enc = Encoder()
+        req = {"op": "call", "target": self._r_id, "args": enc.encode(list(args)), "kwargs": enc.encode(kwargs)}
+        result = self._r_link.request(req, enc.arrays)
+        if inputs and torch.is_grad_enabled():
+            return _with_grad(self._r_link, self._r_link.count, inputs, result)
+        return result
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._r_ask("getattr", name=name)
+
+    def __setattr__(self, name: str, value) -> None:
+        self._r_ask("setattr", name=name, value=value)
+
+    def __getitem__(self, key):
+        return self._r_ask("getitem", key=key)
+
+    def __iter__(self):
+        return iter(self._r_ask("list"))
+
+    def __len__(self) -> int:
+        return int(self._r_ask("len"))
+
+    def __repr__(self) -> str:
+        return f"<learner's {self._r_type}>"
+
+
+def remote_isinstance(obj: Any, *kinds: str) -> bool:
+    """isinstance for a learner's object, by PyTorch class name (e.g. 'Module', 'Linear')."""
+    if isinstance(obj, RemoteObject):
+        return bool(obj._r_ask("isinstance", kinds=list(kinds)))
+    return isinstance(obj, tuple(getattr(torch.nn, k, None) or getattr(torch, k) for k in kinds))
+
+
+def kernel_global(link: KernelLink, name: str) -> Any:
+    """A global of the learner's kernel: plain data by value, anything else as a proxy."""
+    return link.request({"op": "global", "name": name}, {})

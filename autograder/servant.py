@@ -1,0 +1,185 @@
+"""Kernel side of the trusted harness: call the learner's code on the grader's inputs.
+
+This file's source is sent to the learner's kernel, after the notebook ran, as one cell
+that defines ``__wb_serve``. It imports nothing from the grader and holds nothing secret:
+no expected value, tolerance or check source. Each request is a JSON file plus an ``.npz``
+of input arrays that the grader wrote; the reply is the same pair, written here, made of
+plain arrays and JSON only (never pickle), which the grader reads with strict limits.
+Whatever the learner patches here can change only what their own code is reported to return.
+"""
+
+
+def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace clean
+    import contextlib
+    import io
+    import json
+    import os
+
+    import numpy as np
+
+    try:
+        import torch
+    except ImportError:  # pragma: no cover
+        torch = None
+
+    handles, graphs = {}, {}
+    counter = [0]
+    narrow = {"bfloat16": "float32", "float16": "float32"}
+
+    def new_handle(obj):
+        counter[0] += 1
+        handles[counter[0]] = obj
+        return counter[0]
+
+    def decode(node, arrays):
+        tag = node.get("t") if isinstance(node, dict) else None
+        if tag is None:
+            return node
+        if tag == "tensor":
+            value = torch.from_numpy(arrays[node["a"]].copy()).to(getattr(torch, node["dtype"]))
+            return value.requires_grad_(True) if node.get("grad") else value
+        if tag == "ndarray":
+            return arrays[node["a"]].copy()
+        if tag in ("tuple", "list"):
+            items = [decode(x, arrays) for x in node["v"]]
+            return tuple(items) if tag == "tuple" else items
+        if tag == "dict":
+            return {k: decode(v, arrays) for k, v in zip(node["k"], node["v"], strict=True)}
+        if tag == "ref":
+            return handles[node["id"]]
+        if tag == "dtype":
+            return getattr(torch, node["v"])
+        if tag == "device":
+            return torch.device(node["v"])
+        if tag == "size":
+            return torch.Size(node["v"])
+        if tag == "slice":
+            return slice(*node["v"])
+        if tag == "float":
+            return float(node["v"])
+        if tag == "object":  # a PyTorch module of the grader's (an oracle), sent whole
+            return torch.load(io.BytesIO(arrays[node["a"]].tobytes()), weights_only=False)
+        raise ValueError(f"unknown tag {tag!r}")
+
+    def encode(value, arrays, depth=0):
+        if depth > 20:
+            raise ValueError("result nested too deeply")
+        if value is None or isinstance(value, (bool, int, str)):
+            return value
+        if isinstance(value, float):
+            return {"t": "float", "v": repr(value)}
+        if torch is not None and isinstance(value, torch.Tensor):
+            dtype = str(value.dtype).replace("torch.", "")
+            data = value.detach().cpu()
+            if dtype in narrow:
+                data = data.float()
+            key = f"a{len(arrays)}"
+            arrays[key] = data.resolve_conj().resolve_neg().numpy()
+            return {"t": "tensor", "a": key, "dtype": dtype, "grad": bool(value.requires_grad)}
+        if isinstance(value, np.ndarray) and value.dtype != object:
+            key = f"a{len(arrays)}"
+            arrays[key] = value
+            return {"t": "ndarray", "a": key}
+        if isinstance(value, np.generic) and not isinstance(value, np.object_):
+            return encode(value.item(), arrays, depth + 1)
+        if torch is not None and isinstance(value, torch.Size):
+            return {"t": "size", "v": list(value)}
+        if torch is not None and isinstance(value, torch.dtype):
+            return {"t": "dtype", "v": str(value).replace("torch.", "")}
+        if torch is not None and isinstance(value, torch.device):
+            return {"t": "device", "v": str(value)}
+        if type(value) in (tuple, list):
+            return {"t": type(value).__name__, "v": [encode(x, arrays, depth + 1) for x in value]}
+        if type(value) is dict and all(isinstance(k, (str, int)) for k in value):
+            return {"t": "dict", "k": list(value), "v": [encode(v, arrays, depth + 1) for v in value.values()]}
+        kind = type(value)
+        module = torch is not None and isinstance(value, torch.nn.Module)
+        nearest = next((f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__ if k.__module__.startswith("torch.")), "")
+        return {"t": "ref", "id": new_handle(value), "type": kind.__name__, "module": module, "call": callable(value),
+                "torch_class": nearest}
+
+    def flat_tensors(value, out):
+        if torch is not None and isinstance(value, torch.Tensor):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            for x in value:
+                flat_tensors(x, out)
+        elif isinstance(value, dict):
+            for x in value.values():
+                flat_tensors(x, out)
+        return out
+
+    def decode_path(obj, path):
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    def run(op, req, arrays):
+        target = handles[req["target"]] if "target" in req else None
+        if op == "global":
+            import __main__
+
+            return vars(__main__)[req["name"]]
+        if op == "call":
+            args = decode(req["args"], arrays)
+            kwargs = decode(req["kwargs"], arrays)
+            result = target(*args, **kwargs)
+            inputs = [t for t in flat_tensors((args, kwargs), []) if t.requires_grad and t.is_leaf]
+            if inputs:
+                graphs[req["id"]] = (inputs, [t for t in flat_tensors(result, []) if t.requires_grad])
+            return result
+        if op == "backward":
+            inputs, outputs = graphs.pop(req["call"])
+            grads = decode(req["grads"], arrays)
+            pairs = [(o, g) for o, g in zip(outputs, grads, strict=False) if g is not None]
+            if pairs:
+                torch.autograd.backward([p[0] for p in pairs], [p[1] for p in pairs])
+            return [t.grad for t in inputs]
+        if op == "getattr":
+            return getattr(target, req["name"])
+        if op == "setattr":
+            setattr(target, req["name"], decode(req["value"], arrays))
+            return None
+        if op == "getitem":
+            return target[decode(req["key"], arrays)]
+        if op == "list":
+            return list(target)
+        if op == "len":
+            return len(target)
+        if op == "same":
+            a, b = (decode_path(target, p) for p in decode(req["paths"], arrays))
+            return a is b
+        if op == "isinstance":
+            kinds = [getattr(torch.nn, n) if hasattr(torch.nn, n) else getattr(torch, n) for n in req["kinds"]]
+            return isinstance(target, tuple(kinds))
+        raise ValueError(f"unknown op {op!r}")
+
+    def describe(exc):
+        builtin = next((k.__name__ for k in type(exc).__mro__ if k.__module__ == "builtins"), "Exception")
+        return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
+
+    def serve(folder, n):
+        path = os.path.join(folder, f"req-{n}")
+        with open(path + ".json") as fh:
+            req = json.load(fh)
+        with np.load(path + ".npz", allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        out_arrays = {}
+        sink = io.StringIO()
+        try:  # what the learner's code prints while the grader calls it is never shown
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                value = run(req["op"], req, arrays)
+            reply = {"ok": True, "value": encode(value, out_arrays)}
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - any failure is the learner's result
+            reply = {"ok": False, "error": describe(exc)}
+            out_arrays = {}
+        target = os.path.join(folder, f"res-{n}")
+        np.savez(target + ".npz", **out_arrays)
+        with open(target + ".json", "w") as fh:
+            json.dump(reply, fh)
+
+    return serve
+
+
+__wb_serve = __wb_make_server()
+del __wb_make_server
