@@ -15,7 +15,7 @@ BACKDOOR_ATTRS = {"ops": "torch.ops (PyTorch's operator namespace)", "_C": "torc
                   "_getframe": "sys._getframe (frame inspection)", "__dict__": "__dict__ (namespace access)",
                   "__builtins__": "__builtins__", "__import__": "__import__", "modules": "sys.modules"}  # fmt: skip
 BACKDOOR_CALLS = {"exec", "eval", "compile", "__import__", "globals", "vars", "locals", "getattr", "setattr", "get_ipython"}
-BACKDOOR_MODULES = {"importlib", "inspect", "ctypes", "builtins", "gc", "sys", "operator"}
+BACKDOOR_MODULES = {"importlib", "inspect", "ctypes", "builtins", "gc", "operator"}
 
 
 def _imports(node: ast.AST) -> list[str]:
@@ -39,6 +39,8 @@ def _finding(node: ast.AST, names: set[str]) -> str | None:  # noqa: C901 - one 
             return f"imports {module} (a way around the rule)"
         if module.split(".")[-1] in names:
             return f"imports the forbidden built-in {module.split('.')[-1]}"
+        if module.split(".")[-1] in BACKDOOR_ATTRS and "." in module:
+            return f"imports {module} (a way around the rule)"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BACKDOOR_CALLS:
         literal = node.args[1:2] and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
         if node.func.id in ("getattr", "setattr") and literal and node.args[1].value not in names:

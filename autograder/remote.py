@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import io
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,8 @@ class KernelLink:
         self.client, self.folder = client, folder
         self.call_seconds, self.deadline = call_seconds, deadline
         self.count, self.dead = 0, ""
-        self.calls = 0
+        self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
+        self.served = 0
 
     def start(self) -> None:
         """Define the servant in the kernel (after the learner's notebook has run)."""
@@ -70,6 +72,9 @@ class KernelLink:
             raise RemoteError(self.dead)
         self.client.timeout = max(1, int(min(self.call_seconds, left)))
         cell = nbformat.v4.new_code_cell(code)
+        stop = threading.Event()
+        server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
+        server.start()
         try:
             self.client.execute_cell(cell, 0)
         except CellTimeoutError:
@@ -78,6 +83,40 @@ class KernelLink:
         except DeadKernelError:
             self.dead = "the kernel died while the grader called the learner's code"
             raise RemoteError(self.dead) from None
+        finally:
+            stop.set()
+            server.join()
+
+    def _serve_callbacks(self, stop: threading.Event) -> None:
+        """While the learner's code runs, answer its calls to the check's own objects (fake models)."""
+        while not stop.is_set():
+            request = self.folder / f"cb-{self.served + 1}.json"
+            if not request.exists():
+                stop.wait(0.0005)
+                continue
+            self.served += 1
+            self._answer_callback(self.folder / f"cb-{self.served}", self.folder / f"cbr-{self.served}")
+
+    def _answer_callback(self, stem: Path, reply_stem: Path) -> None:
+        enc = Encoder(self.callbacks)
+        try:
+            req, data = self._read(stem)
+            target = self.callbacks[int(req.get("target"))]
+            dec = Decoder(self, data, inside_callback=True)
+            if req.get("op") == "cb_getattr":
+                value = getattr(target, str(req.get("name")))
+            else:
+                value = target(*dec.decode(req.get("args")), **dec.decode(req.get("kwargs")))
+            reply = {"ok": True, "value": enc.encode(value)}
+        except Exception as exc:  # noqa: BLE001 - reported to the learner's code as an error
+            reply, enc = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}, Encoder(self.callbacks)
+        np.savez(reply_stem.with_suffix(".npz"), **enc.arrays)
+        reply_stem.with_suffix(".tmp").write_text(json.dumps(reply))
+        for p in (reply_stem.with_suffix(".npz"), reply_stem.with_suffix(".tmp")):
+            p.chmod(0o644)
+        reply_stem.with_suffix(".tmp").rename(reply_stem.with_suffix(".json"))
+        for suffix in (".json", ".npz"):
+            stem.with_suffix(suffix).unlink(missing_ok=True)
 
     def request(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """Send one request; the decoded value, or the learner's exception raised here."""
@@ -119,8 +158,9 @@ class KernelLink:
 class Encoder:
     """Values of a check -> JSON + arrays for the kernel (copies: the check keeps its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, callbacks: dict[int, Any] | None = None) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        self.callbacks = callbacks
 
     def _array(self, array: np.ndarray) -> str:
         key = f"a{len(self.arrays)}"
@@ -149,6 +189,8 @@ class Encoder:
             return {"t": "dtype", "v": str(value).replace("torch.", "")}
         if isinstance(value, torch.device):
             return {"t": "device", "v": str(value)}
+        if isinstance(value, torch.Generator):  # a copy: the learner's draws never move the check's own
+            return {"t": "generator", "a": self._array(value.get_state().numpy())}
         if isinstance(value, slice):
             return {"t": "slice", "v": [value.start, value.stop, value.step]}
         if isinstance(value, (tuple, list)):
@@ -160,15 +202,18 @@ class Encoder:
             buffer = io.BytesIO()
             torch.save(value, buffer)
             return {"t": "object", "a": self._array(np.frombuffer(buffer.getvalue(), dtype=np.uint8))}
+        if self.callbacks is not None and (callable(value) or type(value).__module__ == "__main__"):
+            ident = next((k for k, v in self.callbacks.items() if v is value), len(self.callbacks) + 1)
+            self.callbacks[ident] = value  # stays here: the learner's code calls it back
+            return {"t": "callback", "id": ident, "module": isinstance(value, torch.nn.Module)}
         raise TypeError(f"the grader cannot pass a {type(value).__name__} to the learner's code")
 
 
 class Decoder:
     """A kernel's reply -> local values; anything unexpected is refused."""
 
-    def __init__(self, link: KernelLink, arrays: dict[str, np.ndarray]) -> None:
-        self.link, self.arrays = link, arrays
-        self.depth = 0
+    def __init__(self, link: KernelLink, arrays: dict[str, np.ndarray], inside_callback: bool = False) -> None:
+        self.link, self.arrays, self.inside_callback = link, arrays, inside_callback
 
     def _array(self, key: Any) -> np.ndarray:
         array = self.arrays.get(key) if isinstance(key, str) else None
@@ -209,6 +254,8 @@ class Decoder:
             return getattr(torch, node["v"])
         if tag == "device" and isinstance(node.get("v"), str):
             return torch.device(node["v"].split(":")[0] if node["v"].split(":")[0] in ("cpu", "cuda", "mps") else "cpu")
+        if tag == "callback" and node.get("id") in self.link.callbacks:
+            return self.link.callbacks[node["id"]]
         if tag == "ref" and isinstance(node.get("id"), int):
             kind = str(node.get("type", "object"))[:80]
             cls = _torch_class(node.get("torch_class"))
@@ -300,13 +347,13 @@ class RemoteObject:
         return bool(self._r_ask("same", paths=[path_a, path_b]))
 
     def _r_ask(self, op: str, **fields) -> Any:
-        enc = Encoder()
+        enc = Encoder(self._r_link.callbacks)
         req = {"op": op, "target": self._r_id, **{k: enc.encode(v) for k, v in fields.items()}}
         return self._r_link.request(req, enc.arrays)
 
     def __call__(self, *args, **kwargs):
         inputs = [t for t in _tensors((args, kwargs), []) if t.requires_grad]
-        enc = Encoder()
+        enc = Encoder(self._r_link.callbacks)
         req = {"op": "call", "target": self._r_id, "args": enc.encode(list(args)), "kwargs": enc.encode(kwargs)}
         result = self._r_link.request(req, enc.arrays)
         if inputs and torch.is_grad_enabled():

@@ -22,8 +22,69 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
     except ImportError:  # pragma: no cover
         torch = None
 
-    handles, graphs = {}, {}
+    import time
+
+    handles, graphs, callbacks = {}, {}, {}
     counter = [0]
+    channel = {"folder": "", "n": 0}
+
+    def ask(req):
+        """Call back into the grader (an object of the check's own, e.g. a fake model) and wait."""
+        channel["n"] += 1
+        arrays = {}
+        req = {k: encode(v, arrays) if k in ("args", "kwargs") else v for k, v in req.items()}
+        stem = os.path.join(channel["folder"], f"cb-{channel['n']}")
+        np.savez(stem + ".npz", **arrays)
+        with open(stem + ".tmp", "w") as fh:
+            json.dump(req, fh)
+        os.rename(stem + ".tmp", stem + ".json")
+        reply_stem = os.path.join(channel["folder"], f"cbr-{channel['n']}")
+        deadline = time.monotonic() + 120
+        while not os.path.exists(reply_stem + ".json"):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the grader did not answer a callback")
+            time.sleep(0.0005)
+        with open(reply_stem + ".json") as fh:
+            reply = json.load(fh)
+        with np.load(reply_stem + ".npz", allow_pickle=False) as data:
+            got = {k: data[k] for k in data.files}
+        for path in (reply_stem + ".json", reply_stem + ".npz"):
+            os.remove(path)
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error", "the grader's object raised"))
+        return decode(reply["value"], got)
+
+    class Callback:
+        """An object of the grader's check (a fake model, a scorer) that the learner's code may call."""
+
+        def __init__(self, ident):
+            object.__setattr__(self, "_cb_id", ident)
+
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return ask({"op": "cb_getattr", "target": self._cb_id, "name": name})
+
+        def __call__(self, *args, **kwargs):
+            return ask({"op": "cb_call", "target": self._cb_id, "args": list(args), "kwargs": kwargs})
+
+    class ModuleCallback(torch.nn.Module):
+        """A module of the grader's check (e.g. a fake attention), usable as a child of the learner's."""
+
+        def __init__(self, ident):
+            super().__init__()
+            self._cb_id = ident
+
+        def forward(self, *args, **kwargs):
+            return ask({"op": "cb_call", "target": self._cb_id, "args": list(args), "kwargs": kwargs})
+
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                if name.startswith("_"):
+                    raise
+                return ask({"op": "cb_getattr", "target": self._cb_id, "name": name})
     narrow = {"bfloat16": "float32", "float16": "float32"}
 
     def new_handle(obj):
@@ -57,6 +118,14 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             return slice(*node["v"])
         if tag == "float":
             return float(node["v"])
+        if tag == "generator":
+            gen = torch.Generator()
+            gen.set_state(torch.from_numpy(arrays[node["a"]].copy()))
+            return gen
+        if tag == "callback":
+            if node["id"] not in callbacks:
+                callbacks[node["id"]] = (ModuleCallback if node.get("module") else Callback)(node["id"])
+            return callbacks[node["id"]]
         if tag == "object":  # a PyTorch module of the grader's (an oracle), sent whole
             return torch.load(io.BytesIO(arrays[node["a"]].tobytes()), weights_only=False)
         raise ValueError(f"unknown tag {tag!r}")
@@ -68,6 +137,8 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             return value
         if isinstance(value, float):
             return {"t": "float", "v": repr(value)}
+        if isinstance(value, (Callback, ModuleCallback)):
+            return {"t": "callback", "id": value._cb_id}
         if torch is not None and isinstance(value, torch.Tensor):
             dtype = str(value.dtype).replace("torch.", "")
             data = value.detach().cpu()
@@ -159,6 +230,7 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
 
     def serve(folder, n):
+        channel["folder"] = folder
         path = os.path.join(folder, f"req-{n}")
         with open(path + ".json") as fh:
             req = json.load(fh)
