@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -80,16 +81,26 @@ def execute(
         with client.setup_kernel(env=env, cwd=str(workdir), **quiet):
             report.phases["kernel_start"] = time.perf_counter() - start
             _run_cells(client, nb, limits, report, t0)
-            if after is not None and report.stopped_at is None:
-                checks = time.perf_counter()
-                after(client, time.monotonic() + limits.notebook_seconds - (time.perf_counter() - t0))
-                report.phases["checks"] = time.perf_counter() - checks
+            if after is not None:
+                _after_cells(client, report, limits, t0, after)
     except DeadKernelError:
         _stop(nb, report, report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
     except RuntimeError as exc:  # kernel failed to start
         _stop(nb, report, 0, "KernelStartFailed", f"the kernel did not start: {exc}")
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _after_cells(client, report: ExecutionReport, limits: Limits, t0: float, after) -> None:
+    """Run `after` on the live kernel; a kernel stopped by a time limit is interrupted first."""
+    if report.stopped_at is not None:
+        try:  # a hung cell: interrupt it, so that what the learner did define can still be checked
+            run_sync(client.km.interrupt_kernel)()
+        except Exception:  # noqa: BLE001 - then every check reports that the kernel did not answer
+            pass
+    checks = time.perf_counter()
+    after(client, time.monotonic() + max(limits.cell_seconds, limits.notebook_seconds - (time.perf_counter() - t0)))
+    report.phases["checks"] = time.perf_counter() - checks
 
 
 def base_env() -> dict[str, str]:

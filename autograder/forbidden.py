@@ -14,7 +14,18 @@ import ast
 BACKDOOR_ATTRS = {"ops": "torch.ops (PyTorch's operator namespace)", "_C": "torch._C (PyTorch's C bindings)",
                   "_getframe": "sys._getframe (frame inspection)", "__dict__": "__dict__ (namespace access)",
                   "__builtins__": "__builtins__", "__import__": "__import__", "modules": "sys.modules"}  # fmt: skip
-BACKDOOR_CALLS = {"exec", "eval", "compile", "__import__", "globals", "vars", "locals", "getattr", "setattr", "get_ipython"}
+BACKDOOR_CALLS = {
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "globals",
+    "vars",
+    "locals",
+    "getattr",
+    "setattr",
+    "get_ipython",
+}
 BACKDOOR_MODULES = {"importlib", "inspect", "ctypes", "builtins", "gc", "operator"}
 
 

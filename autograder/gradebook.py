@@ -2,9 +2,9 @@
 
 Workers execute submissions in parallel; this stage, in the main process, copies the
 executed notebooks into the course folder and runs ``nbgrader autograde --no-execute``
-per notebook, so nbgrader scores every test cell from its outputs into its sqlite
-gradebook with a single writer. The reconciled score (nbgrader's verdict AND the trusted
-verdict) is then stored as the grade's manual score, so the gradebook, nbgrader's own
+per notebook, so nbgrader records every test cell into its sqlite gradebook with a single
+writer. The score, which comes from the trusted checks run in the grader's process
+alone, is then stored as the grade's manual score, so the gradebook, nbgrader's own
 exports and the feedback all show the final grade.
 """
 
@@ -107,13 +107,7 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
 
 
 def _settle(result: NotebookResult, test) -> None:
-    """A pass needs the in-kernel (nbgrader) verdict and the trusted verdict."""
-    passed = bool(test.nbgrader_passed) and bool(test.trusted_passed)
-    if (
-        test.nbgrader_passed
-        and not test.trusted_passed
-        and not any(f.startswith(f"{test.name}:") for f in result.flags)
-    ):
-        result.flags.append(f"{test.name}: nbgrader passed it but the trusted verdict did not; scored 0")
+    """The score is the trusted verdict's: nbgrader's (from the kernel's visible run) is kept for the record."""
+    passed = bool(test.trusted_passed)
     test.score = test.max_score if passed else 0.0
     test.status = "passed" if passed else "failed"

@@ -31,7 +31,7 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch>=2.2"
 /autograder/venv/bin/pip install -q -r /autograder/source/requirements.txt
-# the course folder and the reference records, once, so that a submission pays only for itself
+# the course folder, once, so that a submission pays only for itself
 cd /autograder/source && /autograder/venv/bin/python -m autograder gradescope-run --prepare
 """
 
@@ -160,11 +160,11 @@ def run_main(argv: list[str] | None = None) -> int:
     """Gradescope harness: grade the submission under --root (default /autograder)."""
     parser = argparse.ArgumentParser(prog="python -m autograder gradescope-run", description=run_main.__doc__)
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")))
-    parser.add_argument("--prepare", action="store_true", help="build the course and reference records only")
+    parser.add_argument("--prepare", action="store_true", help="build the course folder only")
     args = parser.parse_args(argv)
     data = run(args.root.resolve(), args.prepare)
     if args.prepare:
-        print("course and reference records ready")
+        print("course ready")
         return 0
     print(f"score {data['score']:g} over {len(data['tests'])} tests")
     return 0

@@ -183,7 +183,28 @@ class Harness:
     def run(self) -> dict[str, TrustedVerdict]:
         """Every test cell of the notebook, in source order, each on its own inputs."""
         self._load_definitions()
-        return {answers.grade_id(c): self.run_test(c) for c in self.source.cells if answers.is_test(c)}
+        verdicts = {}
+        for cell in self.source.cells:
+            if answers.is_test(cell):
+                verdict = self.run_test(cell)
+                rules = forbidden_rules(cell.source)
+                if rules:  # judged whatever the cell did before reaching its rule
+                    findings = forbidden.scan(self.sources, rules)
+                    verdict.flags = list(dict.fromkeys(verdict.flags + findings))
+                    if findings and verdict.passed:
+                        verdict.passed, verdict.message = False, f"a forbidden built-in is used ({findings[0]})"
+                verdicts[answers.grade_id(cell)] = verdict
+        return verdicts
+
+
+def forbidden_rules(source: str) -> list[str]:
+    """The names a test cell forbids: the literal lists of its `check.forbidden(key, [...], ...)` calls."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
+            with contextlib.suppress(ValueError, IndexError, TypeError, SyntaxError):
+                names += [str(n) for n in ast.literal_eval(node.args[1])]
+    return names
 
 
 def _is_definition(node: ast.stmt) -> bool:

@@ -20,4 +20,6 @@ def notebook_names(solutions: Path = SOLUTIONS) -> list[str]:
 def source_notebook(name: str, solutions: Path = SOLUTIONS) -> Path:
     """The instructor source of a notebook."""
     return solutions / f"{name}.ipynb"
+
+
 SERVANT = Path(__file__).resolve().parent / "servant.py"

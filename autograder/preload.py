@@ -2,8 +2,8 @@
 
 One server per grading run. It sees the read-only system and Python, the kernels'
 work root and its socket folder, and (where writable) the pids and memory cgroup
-trees, so that each job's child can join its own cgroups; no repository, course,
-reference records or results. Set AUTOGRADER_PRELOAD=0 to start every kernel with
+trees, so that each job's child can join its own cgroups; no repository, course
+or results. Set AUTOGRADER_PRELOAD=0 to start every kernel with
 bwrap instead (slower: each job imports torch again).
 """
 

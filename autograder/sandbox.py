@@ -2,7 +2,8 @@
 
 The kernel sees a read-only system (/usr, /lib, /etc, the Python installation) and two
 writable folders: its own working folder (the notebook and the helper module) and the
-records folder. It cannot see the repository, the solutions, the course folder with the
+exchange folder where the grader puts its calls and reads the answers (plain arrays
+and JSON). It cannot see the repository, the solutions, the course folder with the
 gradebook, or any other submission: they are not mounted. It runs as a uid of its own
 (not root, no capabilities) in new pid/net/ipc/uts namespaces, with a process cap
 (RLIMIT_NPROC, and a pids cgroup where one is writable), a memory cap (a memory cgroup

@@ -85,6 +85,7 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
                 if name.startswith("_"):
                     raise
                 return ask({"op": "cb_getattr", "target": self._cb_id, "name": name})
+
     narrow = {"bfloat16": "float32", "float16": "float32"}
 
     def new_handle(obj):
@@ -165,9 +166,17 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             return {"t": "dict", "k": list(value), "v": [encode(v, arrays, depth + 1) for v in value.values()]}
         kind = type(value)
         module = torch is not None and isinstance(value, torch.nn.Module)
-        nearest = next((f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__ if k.__module__.startswith("torch.")), "")
-        return {"t": "ref", "id": new_handle(value), "type": kind.__name__, "module": module, "call": callable(value),
-                "torch_class": nearest}
+        nearest = next(
+            (f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__ if k.__module__.startswith("torch.")), ""
+        )
+        return {
+            "t": "ref",
+            "id": new_handle(value),
+            "type": kind.__name__,
+            "module": module,
+            "call": callable(value),
+            "torch_class": nearest,
+        }
 
     def flat_tensors(value, out):
         if torch is not None and isinstance(value, torch.Tensor):
@@ -179,6 +188,28 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             for x in value.values():
                 flat_tensors(x, out)
         return out
+
+    def module_device(target, args, kwargs):
+        """The device of the module being called, or of the first module passed, if not the CPU."""
+        if torch is None:
+            return None
+        owner = getattr(target, "__self__", target)
+        candidates = [owner, *args, *kwargs.values()]
+        for obj in candidates:
+            if isinstance(obj, torch.nn.Module):
+                param = next(obj.parameters(), None)
+                return param.device if param is not None and param.device.type != "cpu" else None
+        return None
+
+    def to_device(value, device):
+        if isinstance(value, torch.Tensor):
+            moved = value.detach().to(device)
+            return moved.requires_grad_(True) if value.requires_grad else moved
+        if isinstance(value, (tuple, list)):
+            return type(value)(to_device(x, device) for x in value)
+        if isinstance(value, dict):
+            return {k: to_device(x, device) for k, x in value.items()}
+        return value
 
     def decode_path(obj, path):
         for part in path.split("."):
@@ -194,6 +225,9 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         if op == "call":
             args = decode(req["args"], arrays)
             kwargs = decode(req["kwargs"], arrays)
+            device = module_device(target, args, kwargs)
+            if device is not None:  # the learner's model lives on the GPU: bring the inputs to it
+                args, kwargs = to_device(args, device), to_device(kwargs, device)
             result = target(*args, **kwargs)
             inputs = [t for t in flat_tensors((args, kwargs), []) if t.requires_grad and t.is_leaf]
             if inputs:

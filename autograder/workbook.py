@@ -221,7 +221,6 @@ class Check:
         self._record(key, False)
         self._fail(key, f"expected {error.__name__}, but nothing was raised.")
 
-
     def forbidden(self, key: str, names: list[str], message: str) -> None:
         """None of `names` is used by the answer cells (judged from their source by the grader)."""
         if _SCANNER is None:  # in a learner's kernel: the grader checks this when it grades

@@ -114,7 +114,7 @@ def _score_tests(source, kernel: dict, trusted: dict[str, TrustedVerdict], reaso
         points = float(cell.metadata.nbgrader.get("points", 0))
         verdict = trusted.get(test) or TrustedVerdict(False, reason or "the notebook did not run to its checks")
         for finding in verdict.flags:
-            if finding not in result.flags:
+            if f"forbidden: {finding}" not in result.flags:
                 result.flags.append(f"forbidden: {finding}")
         k_ok = kernel.get(test, (False, ""))[0]
         score = points if verdict.passed else 0.0

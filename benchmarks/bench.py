@@ -5,7 +5,7 @@
 Builds a synthetic class (correct, partial, buggy, attacking and broken submissions;
 each learner submits notebook 01 and one other notebook), then prints:
 notebooks graded per minute with `grade` at 1 and N jobs (fresh results folders, the
-reference records built beforehand), the same class through plain `nbgrader autograde`
+course built beforehand), the same class through plain `nbgrader autograde`
 serially, the per-notebook time split, and the ratio to the floor (a fresh Python
 process that imports torch and runs the notebook's own code).
 """
@@ -160,8 +160,8 @@ def main() -> int:
     )
     t0 = time.perf_counter()
     cache = work / "reference"
-    grade.prepare(grade.Options(subs, cache), names)  # nbgrader course, release and reference records, once
-    print(f"per-course set-up, done once (course, release, reference records): {time.perf_counter() - t0:.1f} s")
+    grade.prepare(grade.Options(subs, cache), names)  # nbgrader course and release, once
+    print(f"per-course set-up, done once (course, release): {time.perf_counter() - t0:.1f} s")
     t1, res1 = run_grade(subs, work / "j1", 1, cache)
     tn, _ = run_grade(subs, work / "jn", args.jobs, cache)
     print(f"\n{'run':<34} {'seconds':>8} {'notebooks/min':>14}")

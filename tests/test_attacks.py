@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import socket
 from pathlib import Path
@@ -12,7 +13,7 @@ from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
 from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import grade
+from autograder import grade, paths
 from autograder.limits import Limits
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
@@ -59,7 +60,14 @@ def _outputs(out: Path, student: str) -> str:
 def test_attack_gains_nothing(attacked, path):
     results, out = attacked
     result = results[path.stem.replace("_", "-")]
-    assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
+    withheld = header(path, "withheld")
+    if withheld:  # a forbidden built-in gives right outputs: the rule's points are withheld, and it is flagged
+        by_name = {t.name: t for t in result.tests}
+        assert by_name[withheld].score == 0, by_name[withheld]
+        assert any("forbidden" in f for f in result.flags), result.flags
+        assert result.score <= results["honest"].max_score - by_name[withheld].max_score
+    else:
+        assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
     assert result.max_score == results["honest"].max_score
     flag = header(path, "flag")
     if flag:
@@ -77,6 +85,35 @@ def test_batch_survives_and_honest_learner_unaffected(attacked):
     assert len(results) == len(ATTACKS) + 2
     for marker in HOST_MARKERS:
         assert not marker.exists(), f"{marker} was written from inside the sandbox"
+
+
+def _hidden_lines() -> list[str]:
+    """Every substantial line of a hidden block of notebook 01's source."""
+    source = nbformat.read(paths.source_notebook(NB01), as_version=4)
+    lines = []
+    for cell in source.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if line.strip() == "### BEGIN HIDDEN TESTS":
+                inside = True
+            elif line.strip() == "### END HIDDEN TESTS":
+                inside = False
+            elif inside and len(line.strip()) > 24:
+                lines.append(line.strip())
+    return lines
+
+
+def test_no_hidden_line_reaches_a_learner(attacked):
+    """No hidden-test line appears in any feedback page or any output of any graded notebook."""
+    _, out = attacked
+    hidden = _hidden_lines()
+    assert len(hidden) > 20
+    texts = [p.read_text() for p in (out / "feedback").glob("*/*.html")]
+    texts += [_outputs(out, p.parent.name) for p in (out / ".state").glob(f"*/{NB01}.ipynb")]
+    assert len(texts) > len(ATTACKS)
+    for text in texts:
+        leaked = [line for line in hidden if line in text or html.escape(line) in text]
+        assert not leaked, leaked[:3]
 
 
 def test_results_stay_small(attacked):

@@ -1,5 +1,4 @@
 """IPython AST transformer that deletes every statement of later cells."""
-# flag: do not match the reference
 # %% answer sdpa
 import ast
 class _Empty(ast.NodeTransformer):

@@ -1,5 +1,4 @@
 """Custom exception handler that swallows every error, so test cells show none."""
-# flag: do not match the reference
 # %% answer sdpa
 get_ipython().set_custom_exc((BaseException,), lambda shell, etype, value, tb, tb_offset=None: None)
 

@@ -1,5 +1,4 @@
 """Rebind Check (and workbook.Check) to a class whose methods do nothing."""
-# flag: do not match the reference
 # %% answer sdpa
 import workbook
 class Check:

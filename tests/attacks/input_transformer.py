@@ -1,5 +1,4 @@
 """IPython input transformer that empties every later cell (test cells never run)."""
-# flag: do not match the reference
 # %% answer sdpa
 get_ipython().input_transformers_cleanup.append(lambda lines: [])
 

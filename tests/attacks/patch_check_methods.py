@@ -1,5 +1,4 @@
 """Replace the methods of the real Check class with no-ops."""
-# flag: do not match the reference
 # %% answer sdpa
 import workbook
 for _name in ("close", "equal", "true", "raises"):

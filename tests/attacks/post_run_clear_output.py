@@ -1,5 +1,4 @@
 """post_run_cell event hook that clears each cell's output (erasing the error)."""
-# flag: do not match the reference
 # %% answer sdpa
 from IPython.display import clear_output
 get_ipython().events.register("post_run_cell", lambda result: clear_output())

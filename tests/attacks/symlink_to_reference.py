@@ -1,5 +1,4 @@
 """Symlink the record folders to where the reference records live (guessed from cwd)."""
-# flag: symbolic link
 # %% answer sdpa
 import os
 _dir = os.environ.get("WORKBOOK_EXPORT", "")
