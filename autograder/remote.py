@@ -58,6 +58,7 @@ class KernelLink:
         self.count, self.dead = 0, ""
         self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
         self.served = 0
+        self._local = threading.local()
 
     def start(self) -> None:
         """Define the servant in the kernel (after the learner's notebook has run)."""
@@ -87,8 +88,13 @@ class KernelLink:
             stop.set()
             server.join()
 
+    def callbacks_thread_busy(self) -> bool:
+        """Whether this thread is the one answering the learner's callbacks (no re-entry from there)."""
+        return getattr(self._local, "serving", False)
+
     def _serve_callbacks(self, stop: threading.Event) -> None:
         """While the learner's code runs, answer its calls to the check's own objects (fake models)."""
+        self._local.serving = True
         while not stop.is_set():
             request = self.folder / f"cb-{self.served + 1}.json"
             if not request.exists():
@@ -103,8 +109,11 @@ class KernelLink:
             req, data = self._read(stem)
             target = self.callbacks[int(req.get("target"))]
             dec = Decoder(self, data, inside_callback=True)
+            name = str(req.get("name"))
+            if req.get("op") == "cb_getattr" and (name.startswith("_") or not name.isidentifier()):
+                raise AttributeError(f"{name!r} is not offered to the learner's code")  # no __globals__ & co
             if req.get("op") == "cb_getattr":
-                value = getattr(target, str(req.get("name")))
+                value = getattr(target, name)
             else:
                 value = target(*dec.decode(req.get("args")), **dec.decode(req.get("kwargs")))
             reply = {"ok": True, "value": enc.encode(value)}
@@ -120,6 +129,8 @@ class KernelLink:
 
     def request(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """Send one request; the decoded value, or the learner's exception raised here."""
+        if threading.current_thread() is not threading.main_thread() and self.callbacks_thread_busy():
+            raise RemoteError("a check's own object cannot call back into the learner's code")
         self.count += 1
         n, base = self.count, self.folder
         req = {**req, "id": n}
@@ -379,6 +390,9 @@ class RemoteObject:
 
     def __repr__(self) -> str:
         return f"<learner's {self._r_type}>"
+
+    def __bool__(self) -> bool:  # never let a learner's object decide a check by being truthy
+        raise TypeError(f"a learner's {self._r_type} is not a truth value")
 
 
 def remote_isinstance(obj: Any, *kinds: str) -> bool:

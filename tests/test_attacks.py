@@ -14,6 +14,7 @@ from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
 from autograder import grade, paths
+from autograder.feedback import strip_hidden
 from autograder.limits import Limits
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
@@ -88,8 +89,9 @@ def test_batch_survives_and_honest_learner_unaffected(attacked):
 
 
 def _hidden_lines() -> list[str]:
-    """Every substantial line of a hidden block of notebook 01's source."""
+    """Every substantial line of a hidden block of notebook 01's source that no visible part shows."""
     source = nbformat.read(paths.source_notebook(NB01), as_version=4)
+    visible = "\n".join(strip_hidden(c.source) for c in source.cells)
     lines = []
     for cell in source.cells:
         inside = False
@@ -98,7 +100,7 @@ def _hidden_lines() -> list[str]:
                 inside = True
             elif line.strip() == "### END HIDDEN TESTS":
                 inside = False
-            elif inside and len(line.strip()) > 24:
+            elif inside and len(line.strip()) > 24 and line.strip() not in visible:
                 lines.append(line.strip())
     return lines
 

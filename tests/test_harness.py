@@ -1,0 +1,125 @@
+"""The trusted harness: checks run in the grader's process, each on its own secret inputs."""
+
+from __future__ import annotations
+
+import ast
+import secrets
+
+import nbformat
+import pytest
+from conftest import NAMES
+from support import make_submission
+
+from autograder import answers, forbidden, paths
+from autograder.execute import execute
+from autograder.feedback import strip_hidden
+from autograder.harness import Harness, _SecretSeeds, derive_seed, forbidden_rules, free_names
+from autograder.limits import Limits
+from autograder.reference import GRADING_ENV
+from autograder.remote import KernelLink
+
+BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "out = F.scaled_dot_product_attention(q, k, v)",
+        "from torch.nn.functional import scaled_dot_product_attention as f",
+        "out = torch.ops.aten._scaled_dot_product_attention_math(q, k, v)",
+        "out = torch._C._nn.scaled_dot_product_attention(q, k, v)",
+        "f = getattr(F, 'scaled_dot_' + 'product_attention')",
+        "f = getattr(F, 'scaled_dot_product_attention')",
+        "import importlib\nf = importlib.import_module('torch.nn.functional')",
+        "f = __import__('torch').nn.functional",
+        "exec('x = 1')",
+        "f = eval('F')",
+        "import sys\nframe = sys._getframe(1)",
+        "import inspect\nframe = inspect.currentframe()",
+        "f = vars(F)['scaled_dot_product_attention']",
+        "f = F.__dict__['x']",
+        "from sys import modules",
+        "%time x = 1\nout = F.scaled_dot_product_attention(q, k, v)",
+        "m = nn.MultiheadAttention(8, 2)",
+    ],
+)
+def test_forbidden_scan_catches(source):
+    assert forbidden.scan({"sdpa": source}, BUILTIN), source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q @ k.transpose(-2, -1)",
+        "import sys\nprint('note', file=sys.stderr)",
+        "x = getattr(module, 'weight')",
+        "s = torch.softmax(q @ k.mT / math.sqrt(d), dim=-1)",
+    ],
+)
+def test_forbidden_scan_lets_honest_code_through(source):
+    assert forbidden.scan({"sdpa": source}, BUILTIN) == []
+
+
+def test_forbidden_rules_read_from_the_test_cell():
+    cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m")'
+    assert forbidden_rules(cell) == ["a", "b", "c"]
+
+
+def test_every_seed_is_mixed_with_the_secret():
+    code = "g = torch.Generator().manual_seed(1)\nr = np.random.default_rng(3)\ntorch.manual_seed(0)"
+    tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(code)))
+    assert ast.unparse(tree).count("__wb_seed__(") == 3
+    one, two = secrets.token_bytes(32), secrets.token_bytes(32)
+    assert derive_seed(one, "t", 1) != derive_seed(two, "t", 1)
+    assert derive_seed(one, "t", 1) != derive_seed(one, "u", 1)
+    assert derive_seed(one, "t", 1) == derive_seed(one, "t", 1)
+
+
+def test_free_names():
+    code = "gen = torch.Generator()\ndef f(a):\n    return a + b\nout = f(gen) + [x for x in y]"
+    assert free_names(ast.parse(code)) == ["torch", "b", "y"]
+
+
+def _inject_failure(source: str) -> str:
+    """A test cell that fails in the middle (where its hidden checks start, or after its first line)."""
+    if "### BEGIN HIDDEN TESTS" in source:
+        return source.replace("### BEGIN HIDDEN TESTS\n", "### BEGIN HIDDEN TESTS\nraise RuntimeError('injected')\n", 1)
+    first, _, rest = source.partition("\n")
+    return f"{first}\nraise RuntimeError('injected')\n{rest}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_a_failing_check_changes_no_other_check(name, tmp_path):
+    """For every test cell T: T failing midway leaves every other test's verdict as it was (passed)."""
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    nb = make_submission(name, None, base="source")
+    for cell in nb.cells:
+        if answers.is_test(cell):
+            cell.source = strip_hidden(cell.source)
+    sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
+    tests = [answers.grade_id(c) for c in source.cells if answers.is_test(c)]
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "workbook.py").write_bytes(paths.WORKBOOK.read_bytes())
+    outcomes: dict[str, dict] = {}
+
+    def run_variants(client, deadline):
+        link = KernelLink(client, work, 120, deadline + 600)
+        link.start()
+        secret = secrets.token_bytes(32)
+        outcomes["baseline"] = Harness(source, sources, link, secret).run()
+        for test in tests:
+            variant = nbformat.from_dict(source)
+            for cell in variant.cells:
+                if answers.grade_id(cell) == test:
+                    cell.source = _inject_failure(cell.source)
+            outcomes[test] = Harness(variant, sources, link, secret).run()
+
+    execute(nb, work, dict(GRADING_ENV), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
+    assert all(v.passed for v in outcomes["baseline"].values()), outcomes["baseline"]
+    for test in tests:
+        verdicts = outcomes[test]
+        assert not verdicts[test].passed and "injected" in verdicts[test].message
+        changed = {t: v.message for t, v in verdicts.items() if t != test and not v.passed}
+        assert not changed, f"{test} failing changed: {changed}"
