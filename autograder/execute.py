@@ -52,6 +52,53 @@ def _mark_rest(nb, start: int, ename: str, reason: str) -> None:
             cell.outputs = [_error_output(ename, reason)]
 
 
+_DISPLAY_UPDATE_BYTES = 64 * 2**10
+
+
+def _message_bytes(msg: dict) -> int:
+    """About how many bytes an output message would add to the notebook."""
+    content = msg.get("content", {})
+    size = len(str(content.get("text", ""))) + len(str(content.get("traceback", "")))
+    return size + sum(len(str(v)) for v in content.get("data", {}).values())
+
+
+class CappedClient(NotebookClient):
+    """A notebook client whose memory stays bounded whatever the kernel prints or displays.
+
+    The output limit is enforced per cell as messages arrive (not when the cell ends), and
+    display updates by display_id, which rewrite earlier outputs, are dropped when large.
+    """
+
+    output_limit = 2 * 2**20
+
+    def output(self, outs, msg, display_id, cell_index):
+        used = self._output_bytes.get(id(outs), 0) + _message_bytes(msg)
+        self._output_bytes[id(outs)] = used
+        if used > self.output_limit:
+            if not self._truncated.get(id(outs)):
+                self._truncated[id(outs)] = True
+                note = f"[output truncated: over {self.output_limit} bytes]\n"
+                outs.append(nbformat.v4.new_output("stream", name="stdout", text=note))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def _update_display_id(self, display_id, msg) -> None:
+        if _message_bytes(msg) > _DISPLAY_UPDATE_BYTES:
+            return  # a display update may not grow an output past what its cell was allowed
+        try:
+            super()._update_display_id(display_id, msg)
+        except (IndexError, KeyError):  # an update aimed at an output that was trimmed
+            return
+
+    @property
+    def _output_bytes(self) -> dict:
+        return self.__dict__.setdefault("_wb_output_bytes", {})
+
+    @property
+    def _truncated(self) -> dict:
+        return self.__dict__.setdefault("_wb_truncated", {})
+
+
 def execute(
     nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None, after=None
 ) -> ExecutionReport:
@@ -62,7 +109,7 @@ def execute(
     """
     report, t0 = ExecutionReport(), time.perf_counter()
     kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
-    client = NotebookClient(
+    client = CappedClient(
         nb,
         timeout=limits.cell_seconds,
         allow_errors=True,
@@ -74,6 +121,7 @@ def execute(
         **kwargs,
     )
     client.extra_arguments = []
+    client.output_limit = limits.output_bytes
     env = {**base_env(), **env}
     start = time.perf_counter()
     try:

@@ -29,6 +29,8 @@ import socket
 import sys
 import traceback
 
+import seccomp  # next to this file: autograder/seccomp.py, copied into the server's folder
+
 PRELOAD = [
     "numpy",
     "torch",
@@ -98,6 +100,7 @@ def _drop_privileges(uid: int, limits: dict, memory_capped: bool) -> None:
     """The job's uid, no capabilities (bounding set emptied), no_new_privs, process and core limits."""
     resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     if not memory_capped:  # no memory cgroup here: cap the address space beyond what is preloaded
         with open("/proc/self/statm") as fh:
             mapped = int(fh.read().split()[0]) * resource.getpagesize()
@@ -110,6 +113,7 @@ def _drop_privileges(uid: int, limits: dict, memory_capped: bool) -> None:
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+    seccomp.install()  # no new user namespaces, mounts, ptrace, bpf, io_uring, keys, modules
 
 
 def fresh_random_state() -> None:

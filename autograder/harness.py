@@ -161,6 +161,7 @@ class Harness:
         ns[_SEED_FN] = lambda value: derive_seed(self.secret, test, value)
         trusted_workbook.reset_parts()
         trusted_workbook.set_scanner(lambda names: forbidden.scan(self.sources, names))
+        trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
         torch.manual_seed(derive_seed(self.secret, test, "torch"))
         np.random.seed(derive_seed(self.secret, test, "numpy"))
         random.seed(derive_seed(self.secret, test, "random"))
@@ -175,6 +176,7 @@ class Harness:
             return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden())
         finally:
             trusted_workbook.set_scanner(None)
+            trusted_workbook.set_mutation_probe(None)
             self._keep_definitions(tree, ns)
         if not trusted_workbook.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)")

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-cell and per-notebook time, memory, processes and output size."""
+    """Per-cell and per-notebook time, memory, processes, output, file size and CPU share."""
 
     cell_seconds: int = 60
     notebook_seconds: int = 240
     memory_bytes: int = 6 * 2**30
     processes: int = 256
     output_bytes: int = 2 * 2**20
+    file_bytes: int = 512 * 2**20  # RLIMIT_FSIZE: the largest file a kernel may write
+    cpus: float = 1.0  # CPU quota of one job (a cgroup), so that a neighbour keeps its share

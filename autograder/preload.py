@@ -47,7 +47,7 @@ def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
     args = ["bwrap", *sandbox.ISOLATION, *sandbox.read_only_system(made)]
     for d in (work_root, ipc_root):
         args += sandbox.mkdirs(str(d), made) + ["--bind", str(d), str(d)]
-    for kind in ("pids", "memory"):
+    for kind in ("pids", "memory", "cpu"):
         tree = sandbox.cgroup_tree(kind)
         if tree is not None:
             args += sandbox.mkdirs(str(tree), made) + ["--bind", str(tree), str(tree)]
@@ -72,6 +72,7 @@ def running(work_root: Path) -> Iterator[str]:
     ctl = ipc_root / "ctl"
     ctl.mkdir(mode=0o700)
     shutil.copyfile(SERVER, ctl / "forkserver.py")
+    shutil.copyfile(sandbox.SECCOMP, ctl / "seccomp.py")
     pidfile = work_root / "_forkserver" / "server.kernel-pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     with open(ctl / "server.log", "w") as log:
@@ -94,4 +95,4 @@ def running(work_root: Path) -> Iterator[str]:
             proc.kill()
             proc.wait()
         pidfile.unlink(missing_ok=True)
-        shutil.rmtree(ipc_root, ignore_errors=True)
+        sandbox.remove_tree(ipc_root)

@@ -55,7 +55,7 @@ class KernelLink:
     def __init__(self, client, folder: Path, call_seconds: float, deadline: float) -> None:
         self.client, self.folder = client, folder
         self.call_seconds, self.deadline = call_seconds, deadline
-        self.count, self.dead = 0, ""
+        self.count, self.dead, self.mutations = 0, "", 0
         self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
         self.served = 0
         self._local = threading.local()
@@ -145,6 +145,8 @@ class KernelLink:
                 p.unlink(missing_ok=True)
         if reply.get("ok") is not True:
             raise remote_exception(reply.get("error") if isinstance(reply.get("error"), dict) else {})
+        if reply.get("mutated"):  # the learner's code changed an input in place (the check's own copy is intact)
+            self.mutations += 1
         return Decoder(self, data).decode(reply.get("value"))
 
     @staticmethod
@@ -247,6 +249,10 @@ class Decoder:
             if dtype not in _DTYPES:
                 raise RemoteError(f"the kernel's reply has an unknown dtype {dtype!r}")
             tensor = torch.from_numpy(self._array(node.get("a")).copy()).to(getattr(torch, dtype))
+            if "g" in node:  # a learner parameter's gradient, after a backward pass in the kernel
+                grad = torch.from_numpy(self._array(node.get("g")).copy()).to(getattr(torch, dtype))
+                if grad.shape == tensor.shape:
+                    tensor.grad = grad
             tensor._wb_grad = node.get("grad") is True  # the kernel's output is part of a graph
             return tensor
         if tag == "ndarray":

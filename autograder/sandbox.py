@@ -33,6 +33,7 @@ from autograder.limits import Limits
 
 SANDBOX_UID = 60000
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+SECCOMP = Path(__file__).with_name("seccomp.py")
 RELAY = Path(__file__).with_name("kernel_relay.py")
 _SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc", "/sbin"]
 
@@ -138,7 +139,8 @@ def _drop_privileges(uid: int, limits: Limits) -> list[str]:
     """setpriv to the sandbox uid with no capabilities, then per-user process and core limits."""
     drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    return drop + ["prlimit", f"--nproc={limits.processes}", "--core=0", "--"]
+    prlimit = ["prlimit", f"--nproc={limits.processes}", "--core=0", f"--fsize={limits.file_bytes}", "--"]
+    return drop + prlimit
 
 
 def read_only_system(made: set[str]) -> list[str]:
@@ -164,11 +166,12 @@ def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int,
     return args + _drop_privileges(uid, limits) + kernel_cmd
 
 
-def _job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None]:
-    """The job's pids and memory cgroups (None where cgroups are not writable here)."""
+def _job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None, Path | None]:
+    """The job's pids, memory and cpu cgroups (None where cgroups are not writable here)."""
     return (
         _cgroup("pids", name, {"pids.max": str(limits.processes)}),
         _cgroup("memory", name, {"memory.limit_in_bytes": str(limits.memory_bytes)}),
+        _cgroup("cpu", name, {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": str(int(limits.cpus * 100000))}),
     )
 
 
@@ -197,7 +200,7 @@ def _fork_request(work: Path, export: Path, limits: Limits, uid: int, groups, co
         "uid": uid,
         "cgroups": [str(g) for g in groups if g],
         "memory_cgroup": groups[1] is not None,
-        "limits": {"processes": limits.processes, "memory_bytes": limits.memory_bytes},
+        "limits": {"processes": limits.processes, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes},
         "env": KERNEL_ENV,
         # Python installed under /tmp (a venv in a checkout there) must survive the private /tmp
         "read_only": _outermost(d for d in _python_dirs() if d.startswith("/tmp/")),
@@ -248,9 +251,11 @@ def kernel_manager_class(
                 request = _fork_request(work, export, limits, uid, groups, self.connection_file)
                 inner = [sys.executable, "-I", "-S", str(RELAY), forkserver, json.dumps(request)]
             elif isolate:
-                inner = bwrap_command(work, export, ipc, limits, uid, super().format_kernel_cmd(extra_arguments))
+                kernel = with_seccomp(ipc, super().format_kernel_cmd(extra_arguments))
+                inner = bwrap_command(work, export, ipc, limits, uid, kernel)
             else:
-                inner = user_only_command(ipc, limits, uid, super().format_kernel_cmd(extra_arguments))
+                kernel = with_seccomp(ipc, super().format_kernel_cmd(extra_arguments))
+                inner = user_only_command(ipc, limits, uid, kernel)
             return _cgroup_prefix(name, groups, limits, pidfile, ipc) + inner
 
         @staticmethod
@@ -262,17 +267,28 @@ def kernel_manager_class(
     return SandboxKernelManager
 
 
+def remove_tree(path: Path) -> None:
+    """Remove a folder a learner's code could have filled (any depth, any names), never following links."""
+    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], check=False, stderr=subprocess.DEVNULL)
+
+
+def with_seccomp(ipc: Path, kernel_cmd: list[str]) -> list[str]:
+    """The kernel command behind the seccomp filter (autograder/seccomp.py, copied where the kernel sees it)."""
+    shutil.copyfile(SECCOMP, ipc / "seccomp.py")
+    return [sys.executable, "-I", str(ipc / "seccomp.py"), "--", *kernel_cmd]
+
+
 def release_job(name: str, ipc: Path) -> bool:
     """Kill what is left in the job's cgroups, remove them and the socket folder.
 
     Returns True when the memory cgroup recorded an allocation over its limit.
     """
-    shutil.rmtree(ipc, ignore_errors=True)
+    remove_tree(ipc)
     try:
         memory_hit = int((CGROUP_ROOT / "memory" / name / "memory.failcnt").read_text()) > 0
     except (OSError, ValueError):
         memory_hit = False
-    for kind in ("pids", "memory"):
+    for kind in ("pids", "memory", "cpu"):
         group = CGROUP_ROOT / kind / name
         if not group.is_dir():
             continue

@@ -147,7 +147,12 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
                 data = data.float()
             key = f"a{len(arrays)}"
             arrays[key] = data.resolve_conj().resolve_neg().numpy()
-            return {"t": "tensor", "a": key, "dtype": dtype, "grad": bool(value.requires_grad)}
+            node = {"t": "tensor", "a": key, "dtype": dtype, "grad": bool(value.requires_grad)}
+            if value.is_leaf and value.grad is not None:  # a parameter's gradient travels with it
+                grad = value.grad.detach().cpu()
+                node["g"] = f"a{len(arrays)}"
+                arrays[node["g"]] = (grad.float() if dtype in narrow else grad).numpy()
+            return node
         if isinstance(value, np.ndarray) and value.dtype != object:
             key = f"a{len(arrays)}"
             arrays[key] = value
@@ -221,6 +226,8 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         if op == "global":
             import __main__
 
+            if req["name"] not in vars(__main__):
+                raise NameError(f"name {req['name']!r} is not defined in the notebook")
             return vars(__main__)[req["name"]]
         if op == "call":
             args = decode(req["args"], arrays)
@@ -228,7 +235,15 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             device = module_device(target, args, kwargs)
             if device is not None:  # the learner's model lives on the GPU: bring the inputs to it
                 args, kwargs = to_device(args, device), to_device(kwargs, device)
+            given = flat_tensors((args, kwargs), [])
+            before = [t.detach().clone() for t in given]
             result = target(*args, **kwargs)
+            changed = [
+                i
+                for i, (t, b) in enumerate(zip(given, before, strict=True))
+                if t.shape != b.shape or t.dtype != b.dtype or not torch.equal(t.detach(), b)
+            ]
+            channel["mutated"] = changed
             inputs = [t for t in flat_tensors((args, kwargs), []) if t.requires_grad and t.is_leaf]
             if inputs:
                 graphs[req["id"]] = (inputs, [t for t in flat_tensors(result, []) if t.requires_grad])
@@ -275,7 +290,7 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         try:  # what the learner's code prints while the grader calls it is never shown
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 value = run(req["op"], req, arrays)
-            reply = {"ok": True, "value": encode(value, out_arrays)}
+            reply = {"ok": True, "value": encode(value, out_arrays), "mutated": channel.pop("mutated", [])}
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - any failure is the learner's result
             reply = {"ok": False, "error": describe(exc)}
             out_arrays = {}

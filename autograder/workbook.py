@@ -231,8 +231,27 @@ class Check:
         if findings:
             self._fail(key, f"{message} ({findings[0]})")
 
+    def untouched(self, key: str, message: str) -> None:
+        """The learner's code changed none of its inputs in place (observed by the grader's calls)."""
+        if _MUTATIONS is None:  # in a learner's kernel: the grader checks this when it grades
+            return
+        _PARTS[self.name]["asserts"] += 1
+        if _MUTATIONS() > _MUTATIONS_AT_START[0]:
+            self._fail(key, message)
+
 
 _SCANNER: Callable[[list[str]], list[str]] | None = None
+_MUTATIONS: Callable[[], int] | None = None
+_MUTATIONS_AT_START = [0]
+
+
+def set_mutation_probe(probe: Callable[[], int] | None) -> None:
+    """Grader only: how many of the grader's calls found an input changed in place, so far."""
+    global _MUTATIONS
+    _MUTATIONS = probe
+    _MUTATIONS_AT_START[0] = probe() if probe else 0
+
+
 _FORBIDDEN: list[str] = []
 
 

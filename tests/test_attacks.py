@@ -75,7 +75,7 @@ def test_attack_gains_nothing(attacked, path):
         notes = " | ".join(result.flags + result.errors + [t.message for t in result.tests])
         assert flag.lower() in notes.lower(), f"expected a flag mentioning {flag!r}: {notes}"
     text = _outputs(out, result.student_id)
-    for marker in ("READABLE", "WROTE", "CONNECTED"):
+    for marker in ("READABLE", "WROTE", "CONNECTED", "ESCAPED"):
         assert marker not in text, f"{path.stem}: the sandbox let it through ({marker})"
 
 
