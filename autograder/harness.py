@@ -13,11 +13,13 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import hashlib
 import hmac
 import io
 import random
 import sys
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,6 +58,14 @@ class _SecretSeeds(ast.NodeTransformer):
         if name in _SEEDERS and node.args:
             node.args[0] = ast.Call(ast.Name(_SEED_FN, ast.Load()), [node.args[0]], [])
         return node
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(source: str, test: str) -> tuple[types.CodeType, list[str], list[str]]:
+    """A test cell's code with secret seeds, the names it reads, the defs it keeps (once per process)."""
+    tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    return compile(tree, f"<{test}>", "exec"), free_names(tree), defined
 
 
 def free_names(tree: ast.Module) -> list[str]:
@@ -147,16 +157,16 @@ class Harness:
             self._globals[name] = value
         ns[name] = self._globals[name]
 
-    def _keep_definitions(self, tree: ast.Module, ns: dict) -> None:
+    def _keep_definitions(self, defined: list[str], ns: dict) -> None:
         """Functions and classes a test cell defines (oracles, helpers) serve the later cells too."""
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in ns:
-                self.base[node.name] = ns[node.name]
+        for name in defined:
+            if name in ns:
+                self.base[name] = ns[name]
 
     def run_test(self, cell) -> TrustedVerdict:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
         test = answers.grade_id(cell)
-        tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(cell.source)))
+        code, names, defined = compiled(cell.source, test)
         ns = dict(self.base)
         ns[_SEED_FN] = lambda value: derive_seed(self.secret, test, value)
         trusted_workbook.reset_parts()
@@ -167,17 +177,17 @@ class Harness:
         random.seed(derive_seed(self.secret, test, "random"))
         sink = io.StringIO()
         try:
-            for name in free_names(tree):
+            for name in names:
                 if name not in self.base:
                     self._resolve(name, ns)
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-                exec(compile(tree, f"<{test}>", "exec"), ns)  # noqa: S102 - the instructor's own test
+                exec(code, ns)  # noqa: S102 - the instructor's own test
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure fails this test only
             return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden())
         finally:
             trusted_workbook.set_scanner(None)
             trusted_workbook.set_mutation_probe(None)
-            self._keep_definitions(tree, ns)
+            self._keep_definitions(defined, ns)
         if not trusted_workbook.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)")
         return TrustedVerdict(True, "", trusted_workbook.found_forbidden())
