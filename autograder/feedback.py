@@ -1,17 +1,22 @@
-"""Feedback: nbgrader generate_feedback on notebooks stripped of every hidden-test source."""
+"""Feedback: nbgrader generate_feedback on notebooks stripped of every hidden-test source.
+
+The page is safe to open: a learner's outputs are reduced to inert text and images before
+nbgrader renders them, text from the grader's notes is escaped for markdown and HTML, and
+the page carries a Content-Security-Policy that lets no script run and nothing load.
+"""
 
 from __future__ import annotations
 
 import html
+import os
 import re
-import shutil
 from pathlib import Path
 
 import nbformat
 
 from autograder import answers
 from autograder.course import Course
-from autograder.results import NotebookResult
+from autograder.results import NotebookResult, clean_text
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.S | re.M)
 
@@ -29,21 +34,86 @@ def _verdict_output(test) -> nbformat.NotebookNode:
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~$+-])")  # not & # ; (html.escape's entities)
+
+
+def md_text(text: str) -> str:
+    """Text for a markdown cell shown as it is: no HTML, no link, image, emphasis or math from it."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=True))
+
+
 def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     """A markdown table: every test with its points, pass/fail and message; then flags."""
     rows = ["| test | points | result | message |", "|---|---|---|---|"]
     for t in result.tests:
         mark = "✓" if t.status == "passed" else "✗"
-        message = html.escape(t.message.replace("\n", " ").replace("|", "\\|"))[:400]
+        message = md_text(t.message.replace("\n", " ")[:400])
         rows.append(
             f"| `{t.name}`{' (hidden)' if t.hidden else ''} | {t.score:g}/{t.max_score:g} | {mark} | {message} |"
         )
     text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n" + "\n".join(rows)
     if result.flags or result.errors:
         text += "\n\n**Notes from the grader**\n\n" + "\n".join(
-            f"- {html.escape(x)}" for x in result.errors + result.flags
+            f"- {md_text(x.replace(chr(10), ' ')[:1000])}" for x in result.errors + result.flags
         )
     return nbformat.v4.new_markdown_cell(text)
+
+
+# What a learner's output may show in the feedback page. Every other type (text/html,
+# image/svg+xml, text/markdown, text/latex, application/javascript, widget views, ...)
+# can carry markup or script: it is shown as escaped text/plain instead, or dropped.
+SAFE_IMAGES = ("image/png", "image/jpeg")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+MAX_SHOWN_CHARS = 20_000
+_TEXTUAL = ("text/html", "text/markdown", "text/latex", "image/svg+xml", "application/javascript")
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return "".join(value)
+    return value if isinstance(value, str) else str(value)[:MAX_SHOWN_CHARS]
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def safe_output(out) -> nbformat.NotebookNode | None:
+    """A learner's output rebuilt from scratch with only inert content, or None to drop it.
+
+    The page renders text/plain, streams and errors escaped (nbconvert's ansi2html), and
+    PNG/JPEG as data: URLs: those are kept, images only when their data is plain base64
+    and with no metadata (width, height, alt and filenames are written into attributes).
+    """
+    if not isinstance(out, dict):
+        return None
+    kind = out.get("output_type")
+    if kind == "stream":
+        name = out.get("name") if out.get("name") in ("stdout", "stderr") else "stdout"
+        return nbformat.v4.new_output("stream", name=name, text=_as_text(out.get("text", ""))[:MAX_SHOWN_CHARS])
+    if kind == "error":
+        ename, evalue = _as_text(out.get("ename", "Error"))[:200], _as_text(out.get("evalue", ""))[:MAX_SHOWN_CHARS]
+        return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+    if kind not in ("display_data", "execute_result"):
+        return None
+    data = out.get("data") if isinstance(out.get("data"), dict) else {}
+    safe: dict[str, str] = {}
+    for mime in SAFE_IMAGES:
+        value = data.get(mime)
+        if isinstance(value, str) and _BASE64.fullmatch(value):
+            safe[mime] = value
+    if "text/plain" in data:
+        safe["text/plain"] = _as_text(data["text/plain"])[:MAX_SHOWN_CHARS]
+    else:
+        active = sorted((m for m in data if m not in SAFE_IMAGES), key=lambda m: m not in _TEXTUAL)
+        if active:
+            shown = _as_text(data[active[0]])[:MAX_SHOWN_CHARS]
+            safe["text/plain"] = f"[{str(active[0])[:80]} output, shown as text]\n{shown}"
+    if not safe:
+        return None
+    if kind == "execute_result":
+        return nbformat.v4.new_output(kind, data=safe, execution_count=_count(out.get("execution_count")))
+    return nbformat.v4.new_output(kind, data=safe)
 
 
 def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
@@ -55,11 +125,37 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
             test = by_name.get(answers.grade_id(cell))
             cell.outputs = [_verdict_output(test)] if test else []
         elif cell.cell_type == "code":
-            for out in cell.get("outputs", []):
-                if out.get("output_type") == "error":
-                    out["traceback"] = [f"{out.get('ename')}: {out.get('evalue')}"]
+            outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+            cell.outputs = [o for o in map(safe_output, outputs) if o is not None]
+        if cell.cell_type == "code":
+            cell.execution_count = _count(cell.get("execution_count"))
+    # the page reads a title, widget state and the code's language from here (and a kernel
+    # reports its own language_info): the course's fixed values only
+    nb.metadata = nbformat.from_dict(
+        {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python", "pygments_lexer": "ipython3"},
+        }
+    )
     nb.cells.insert(0, summary_cell(result))
+    clean_text(nb)
     return nb
+
+
+# Where the page is opened it may run no script and load nothing: inline styles and data:
+# images only. A meta tag is honoured by browsers the same as the header, from where it stands.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+
+
+def with_csp(page: str) -> str:
+    """The page with the Content-Security-Policy meta tag first in its head (before any script)."""
+    head = re.search(r"<head\b[^>]*>", page, re.I)
+    if head:
+        return page[: head.end()] + "\n" + CSP_META + page[head.end() :]
+    doctype = re.match(r"\s*<!doctype[^>]*>", page, re.I)
+    at = doctype.end() if doctype else 0
+    return page[:at] + f"<head>{CSP_META}</head>" + page[at:]
 
 
 def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> Path:
@@ -70,5 +166,8 @@ def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> 
     session.generate_feedback(name, student)
     dest = out_dir / student / f"{name}.html"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(course.root / "feedback" / student / name / f"{name}.html", dest)
+    page = (course.root / "feedback" / student / name / f"{name}.html").read_text(encoding="utf-8")
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    tmp.write_text(with_csp(page), encoding="utf-8")
+    os.replace(tmp, dest)
     return dest

@@ -11,11 +11,13 @@ finished job saved at once) -> gradebook
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import secrets
 import sys
 import time
+import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -23,11 +25,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, feedback, gradebook, intake, paths, preload, sandbox
+from autograder import answers, feedback, gradebook, intake, paths, preload, runlock, sandbox
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import NotebookResult, clean_text, write_json_atomic
 from autograder.worker import Job, run_job
 
 ENGINE_VERSION = "2"  # 2: checks run in the grader, against the kernel
@@ -52,19 +54,33 @@ class Options:
         return self.work_root or self.out / ".work"
 
 
+def _state_name(text: str) -> str:
+    """A file name for a student id or notebook: itself when it is a plain, short id, else a hash.
+
+    Valid student ids and the course's notebook names stay readable; anything else (a
+    fixed label, a stand-in id, whatever a learner could choose) is never used raw, so no
+    name can be too long, hold a separator or a control character, or clash with another.
+    """
+    if intake.valid_id(text):
+        return text
+    return "~" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def _state_path(out: Path, student: str, notebook: str) -> Path:
-    safe = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in notebook)
-    return out / ".state" / student / f"{safe}.json"
+    return out / ".state" / _state_name(student) / f"{_state_name(notebook)}.json"
 
 
 def _load_state(out: Path) -> dict[str, dict]:
     states = {}
     for path in (out / ".state").glob("*/*.json"):
         try:
-            data = json.loads(path.read_text())
-        except ValueError:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            key = f"{data['result']['student_id']}/{data['result']['notebook']}"
+            NotebookResult.from_dict(data["result"])
+            data["digest"], data["result"]["content_hash"]  # noqa: B018 - both are read later
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # a torn file cannot exist (atomic writes), but never trust disk blindly
-        states[f"{data['result']['student_id']}/{data['result']['notebook']}"] = data
+        states[key] = data
     return states
 
 
@@ -73,6 +89,7 @@ def _save_state(out: Path, result: NotebookResult, digest: str, executed=None, r
     if executed is not None:
         tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
         path.parent.mkdir(parents=True, exist_ok=True)
+        clean_text(executed)  # a kernel's output may hold text UTF-8 cannot encode
         nbformat.write(executed, tmp)
         os.replace(tmp, path.with_suffix(".ipynb"))
     write_json_atomic(path, {"digest": digest, "recorded": recorded, "result": result.to_dict()})
@@ -89,8 +106,9 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
         if isinstance(item, NotebookResult):
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
-        if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash:
-            continue  # unchanged submission, same sources and engine: keep its grade
+        host_failure = any(e.startswith("host:") for e in old["result"].get("errors", [])) if old else False
+        if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash and not host_failure:
+            continue  # unchanged submission, same sources and engine: keep its grade (a host failure is retried)
         todo.append(
             Job(
                 item.student_id,
@@ -109,13 +127,15 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
     return todo
 
 
-def _run_one(job: Job, slot: int):
+def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
     """Worker entry point (in a child process): never raises."""
     try:
-        job_uid = sandbox.SANDBOX_UID + 1 + slot % 1000
-        return run_job(job, uid=job_uid)
+        return run_job(job, uid=runlock.job_uid(uid_base, slot))
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
-        result = NotebookResult(job.student_id, job.notebook, "error", errors=[f"grader error: {exc!r}"[:500]])
+        where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")
+        reason = f"grader error: {exc!r} at {where}"[:1500]
+        # saved with its content hash: re-run only when the submission (or the course) changes
+        result = NotebookResult(job.student_id, job.notebook, "error", errors=[reason], content_hash=job.content_hash)
         return result, None
 
 
@@ -146,7 +166,17 @@ class Recorder:
         _save_state(self.opts.out, result, digest, recorded=True)
 
 
-def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) -> None:
+def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
+    """Record one result; if nbgrader fails on it, save it as an error (not retried until it changes)."""
+    try:
+        recorder.record(result, digest, executed)
+    except Exception as exc:  # noqa: BLE001 - one submission nbgrader cannot handle must not stop the batch
+        result.status = "error"
+        result.errors.append(f"grader error while recording the grade and feedback: {exc!r}"[:500])
+        _save_state(opts.out, result, digest)
+
+
+def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder, uid_base: int) -> None:
     """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done."""
     from tqdm.auto import tqdm
 
@@ -156,7 +186,7 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) ->
 
     def done(result: NotebookResult, executed) -> None:
         _save_state(opts.out, result, digest, executed)
-        recorder.record(result, digest, executed)
+        _record_or_error(opts, recorder, result, digest, executed)
         bar.update()
 
     fork = bool(todo) and not opts.unsafe and opts.isolate and preload.wanted()
@@ -165,10 +195,10 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder) ->
             job.forkserver = server
         if opts.jobs <= 1:
             for i, job in enumerate(todo):
-                done(*_run_one(job, i))
+                done(*_run_one(job, i, uid_base))
         else:
             with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
-                futures = [pool.submit(_run_one, job, i) for i, job in enumerate(todo)]
+                futures = [pool.submit(_run_one, job, i, uid_base) for i, job in enumerate(todo)]
                 for future in as_completed(futures):
                     done(*future.result())
     bar.close()
@@ -182,7 +212,7 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     """
     for state in _load_state(opts.out).values():
         if state["result"]["status"] == "graded" and not state.get("recorded"):
-            recorder.record(NotebookResult.from_dict(state["result"]), state["digest"])
+            _record_or_error(opts, recorder, NotebookResult.from_dict(state["result"]), state["digest"])
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
@@ -199,7 +229,12 @@ def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
 
 
 def grade(opts: Options) -> list[NotebookResult]:
-    """Grade every submission; returns all results held in opts.out."""
+    """Grade every submission; returns all results held in opts.out (one live run per results folder)."""
+    with runlock.results_folder(opts.out), runlock.uid_block() as uid_base:
+        return _grade(opts, uid_base)
+
+
+def _grade(opts: Options, uid_base: int) -> list[NotebookResult]:
     known = {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()
@@ -215,7 +250,7 @@ def grade(opts: Options) -> list[NotebookResult]:
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
     recorder = Recorder(opts, course)
-    run_jobs(opts, _jobs(opts, items, course, secret, states, digest), digest, recorder)
+    run_jobs(opts, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
     return finish(opts, recorder)
 
 
@@ -249,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         results = grade(opts)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, runlock.RunBusy) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))

@@ -65,6 +65,13 @@ def compiled(source: str, test: str) -> tuple[types.CodeType, list[str], list[st
     """A test cell's code with secret seeds, the names it reads, the defs it keeps (once per process)."""
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    defined += [
+        t.id
+        for n in tree.body
+        if _is_definition(n) and isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    ]  # literal constants (hints, sizes) serve later cells too
     return compile(tree, f"<{test}>", "exec"), free_names(tree), defined
 
 
@@ -170,7 +177,7 @@ class Harness:
         ns = dict(self.base)
         ns[_SEED_FN] = lambda value: derive_seed(self.secret, test, value)
         trusted_workbook.reset_parts()
-        trusted_workbook.set_scanner(lambda names: forbidden.scan(self.sources, names))
+        trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
         torch.manual_seed(derive_seed(self.secret, test, "torch"))
         np.random.seed(derive_seed(self.secret, test, "numpy"))
@@ -201,7 +208,7 @@ class Harness:
                 verdict = self.run_test(cell)
                 rules = forbidden_rules(cell.source)
                 if rules:  # judged whatever the cell did before reaching its rule
-                    findings = forbidden.scan(self.sources, rules)
+                    findings = [f for names, cells in rules for f in forbidden.scan(self.sources, names, cells)]
                     verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
                         verdict.passed, verdict.message = False, f"a forbidden built-in is used ({findings[0]})"
@@ -209,14 +216,17 @@ class Harness:
         return verdicts
 
 
-def forbidden_rules(source: str) -> list[str]:
-    """The names a test cell forbids: the literal lists of its `check.forbidden(key, [...], ...)` calls."""
-    names: list[str] = []
+def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
+    """The rules a test cell states: (names, cells) of its `check.forbidden(key, [...], msg, cells=[...])` calls."""
+    rules = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
             with contextlib.suppress(ValueError, IndexError, TypeError, SyntaxError):
-                names += [str(n) for n in ast.literal_eval(node.args[1])]
-    return names
+                cells = next((kw.value for kw in node.keywords if kw.arg == "cells"), None)
+                cells = cells if cells is not None else (node.args[3] if len(node.args) > 3 else None)
+                names = [str(n) for n in ast.literal_eval(node.args[1])]
+                rules.append((names, None if cells is None else [str(c) for c in ast.literal_eval(cells)]))
+    return rules
 
 
 def _is_definition(node: ast.stmt) -> bool:

@@ -61,7 +61,12 @@ class KernelLink:
         self._local = threading.local()
 
     def start(self) -> None:
-        """Define the servant in the kernel (after the learner's notebook has run)."""
+        """Define the servant in the kernel (after the learner's notebook has run).
+
+        nbclient writes each executed cell back into its notebook: the grader's calls run
+        against a scratch notebook, so that none of them lands in the learner's graded one.
+        """
+        self.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         self._execute(paths.SERVANT.read_text())
 
     def _execute(self, code: str) -> None:
@@ -249,10 +254,14 @@ class Decoder:
             if dtype not in _DTYPES:
                 raise RemoteError(f"the kernel's reply has an unknown dtype {dtype!r}")
             tensor = torch.from_numpy(self._array(node.get("a")).copy()).to(getattr(torch, dtype))
-            if "g" in node:  # a learner parameter's gradient, after a backward pass in the kernel
+            if node.get("device") == "cuda" and torch.cuda.is_available():
+                tensor = tensor.to("cuda")  # as the learner's code returned it, where the grader has a GPU too
+            if node.get("grad") is True:  # as in the kernel: requires grad, and has a history if it had one
+                tensor = tensor.requires_grad_(True).clone() if node.get("fn") else tensor.requires_grad_(True)
+            if "g" in node and tensor.is_leaf:  # a learner parameter's gradient, after a backward in the kernel
                 grad = torch.from_numpy(self._array(node.get("g")).copy()).to(getattr(torch, dtype))
                 if grad.shape == tensor.shape:
-                    tensor.grad = grad
+                    tensor.grad = grad.to(tensor.device)
             tensor._wb_grad = node.get("grad") is True  # the kernel's output is part of a graph
             return tensor
         if tag == "ndarray":

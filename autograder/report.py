@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import os
+import unicodedata
 from pathlib import Path
 
+from autograder import intake, paths
 from autograder.results import NotebookResult, write_json_atomic
 
 # DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
@@ -30,14 +30,33 @@ GRADES_COLUMNS = [
 ]
 
 
+# OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with one
+# of these; it gets a leading single quote, and the cell is quoted.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """One CSV field: quoted when needed, and neutralised (leading ') if a spreadsheet would run it."""
+    text = str(value)
+    risky = text.startswith(FORMULA_STARTS)
+    if risky:
+        text = "'" + text
+    if risky or any(ch in text for ch in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_text(rows: list[list[object]]) -> str:
+    """CSV text, every field through csv_cell (the standard module cannot quote only some fields)."""
+    return "".join(",".join(csv_cell(v) for v in row) + "\n" for row in rows)
+
+
 def grades_csv(results: list[NotebookResult]) -> str:
     """One row per student per notebook."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(GRADES_COLUMNS)
+    rows: list[list[object]] = [GRADES_COLUMNS]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         score = f"{r.score:g}"
-        writer.writerow(
+        rows.append(
             [
                 r.student_id,
                 r.notebook,
@@ -56,28 +75,29 @@ def grades_csv(results: list[NotebookResult]) -> str:
                 "; ".join(r.errors)[:500],
             ]
         )
-    return buf.getvalue()
+    return csv_text(rows)
 
 
-def lms_csv(results: list[NotebookResult]) -> str:
-    """One row per learner, one column per notebook, and the total: ready for an LMS import."""
-    notebooks = sorted({r.notebook for r in results if "#" not in r.notebook and not r.notebook.startswith("(")})
+def lms_csv(results: list[NotebookResult], notebooks: list[str] | None = None) -> str:
+    """One row per learner, one column per course notebook, and the total: ready for an LMS import.
+
+    The columns are the course's notebooks (paths.notebook_names()), whatever was handed
+    in: nothing a learner names becomes a column. Rows are the learners with a valid id
+    (an entry rejected for its id is in grades.csv only); a notebook not graded scores 0.
+    """
+    notebooks = paths.notebook_names() if notebooks is None else notebooks
     scores: dict[str, dict[str, float]] = {}
-    maxima: dict[str, float] = {}
     for r in results:
+        if not intake.valid_id(r.student_id):
+            continue
+        row = scores.setdefault(r.student_id, {})
         if r.notebook in notebooks:
-            scores.setdefault(r.student_id, {})[r.notebook] = r.score
-            maxima[r.notebook] = max(maxima.get(r.notebook, 0.0), r.max_score)
-    for r in results:
-        scores.setdefault(r.student_id, {})
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["student_id", *notebooks, "total", "max_total"])
-    total_max = sum(maxima.values())
+            row[r.notebook] = r.score
+    rows: list[list[object]] = [["student_id", *notebooks, "total"]]
     for student in sorted(scores):
-        row = [scores[student].get(n, 0.0) for n in notebooks]
-        writer.writerow([student, *(f"{x:g}" for x in row), f"{sum(row):g}", f"{total_max:g}"])
-    return buf.getvalue()
+        values = [scores[student].get(n, 0.0) for n in notebooks]
+        rows.append([student, *(f"{x:g}" for x in values), f"{sum(values):g}"])
+    return csv_text(rows)
 
 
 def write_reports(out: Path, results: list[NotebookResult]) -> None:
@@ -85,10 +105,15 @@ def write_reports(out: Path, results: list[NotebookResult]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, text in (("grades.csv", grades_csv(results)), ("lms.csv", lms_csv(results))):
         tmp = out / f".{name}.{os.getpid()}.tmp"
-        tmp.write_text(text)
+        tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
         os.replace(tmp, out / name)
     ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
     write_json_atomic(out / "results.json", {"submissions": [r.to_dict() for r in ordered]})
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control and format characters (escape sequences) shown as '?'."""
+    return "".join("?" if unicodedata.category(ch)[0] == "C" else ch for ch in text)
 
 
 def table(results: list[NotebookResult]) -> str:
@@ -97,7 +122,8 @@ def table(results: list[NotebookResult]) -> str:
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         status = r.status if r.status == "graded" else f"{r.status}: {'; '.join(r.errors)[:60]}"
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
-        lines.append(f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}")
+        line = f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}"
+        lines.append(printable(line))
     return "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 
@@ -53,15 +53,53 @@ class NotebookResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> NotebookResult:
-        tests = [TestResult(**t) for t in data.pop("tests", [])]
+        """The result saved by to_dict (fields this version does not know are ignored)."""
+        data = {k: v for k, v in data.items() if k in _FIELDS[cls]}
+        tests = [TestResult(**{k: v for k, v in t.items() if k in _FIELDS[TestResult]}) for t in data.pop("tests", [])]
         return cls(tests=tests, **data)
+
+
+_FIELDS = {cls: {f.name for f in fields(cls)} for cls in (TestResult, NotebookResult)}
+
+
+def clean_text(tree: object) -> object:
+    """Make every string in a JSON-like tree writable as UTF-8, in place (unpaired surrogates become '?').
+
+    A kernel's output or a learner's name can hold such text, and one unwritable string
+    must not stop a run. Walks without recursion, so any depth is fine. Returns `tree`.
+    """
+
+    def fix(text):
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return text.encode("utf-8", "replace").decode("utf-8")
+        return text
+
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                value, new_key = node[key], fix(key)
+                if new_key is not key:
+                    del node[key]
+                node[new_key] = fix(value)
+                stack.append(node[new_key])
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                node[i] = fix(value)
+                stack.append(node[i])
+    return fix(tree)
 
 
 def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON so that a reader (or a killed run) never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w") as fh:
+    # backslashreplace: an unpaired surrogate is written as its JSON escape, never stops the write
+    with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as fh:
         json.dump(data, fh, indent=1, ensure_ascii=False)
         fh.flush()
         os.fsync(fh.fileno())

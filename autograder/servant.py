@@ -147,7 +147,14 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
                 data = data.float()
             key = f"a{len(arrays)}"
             arrays[key] = data.resolve_conj().resolve_neg().numpy()
-            node = {"t": "tensor", "a": key, "dtype": dtype, "grad": bool(value.requires_grad)}
+            node = {
+                "t": "tensor",
+                "a": key,
+                "dtype": dtype,
+                "grad": bool(value.requires_grad),
+                "fn": value.grad_fn is not None,
+                "device": value.device.type,
+            }
             if value.is_leaf and value.grad is not None:  # a parameter's gradient travels with it
                 grad = value.grad.detach().cpu()
                 node["g"] = f"a{len(arrays)}"

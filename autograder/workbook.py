@@ -221,12 +221,15 @@ class Check:
         self._record(key, False)
         self._fail(key, f"expected {error.__name__}, but nothing was raised.")
 
-    def forbidden(self, key: str, names: list[str], message: str) -> None:
-        """None of `names` is used by the answer cells (judged from their source by the grader)."""
+    def forbidden(self, key: str, names: list[str], message: str, cells: list[str] | None = None) -> None:
+        """None of `names` is used by the answer cells `cells` (grade ids; None: any answer cell).
+
+        Judged from the answer cells' source by the grader (autograder.forbidden.scan).
+        """
         if _SCANNER is None:  # in a learner's kernel: the grader checks this when it grades
             return
         _PARTS[self.name]["asserts"] += 1
-        findings = _SCANNER(names)
+        findings = _SCANNER(names, cells)
         _FORBIDDEN.extend(findings)
         if findings:
             self._fail(key, f"{message} ({findings[0]})")
@@ -240,7 +243,7 @@ class Check:
             self._fail(key, message)
 
 
-_SCANNER: Callable[[list[str]], list[str]] | None = None
+_SCANNER: Callable[[list[str], list[str] | None], list[str]] | None = None
 _MUTATIONS: Callable[[], int] | None = None
 _MUTATIONS_AT_START = [0]
 
@@ -255,7 +258,7 @@ def set_mutation_probe(probe: Callable[[], int] | None) -> None:
 _FORBIDDEN: list[str] = []
 
 
-def set_scanner(scanner: Callable[[list[str]], list[str]] | None) -> None:
+def set_scanner(scanner: Callable[[list[str], list[str] | None], list[str]] | None) -> None:
     """Grader only: how Check.forbidden reads the answer cells' source (None in a kernel)."""
     global _SCANNER
     _SCANNER = scanner

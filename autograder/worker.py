@@ -39,6 +39,9 @@ class Job:
     forkserver: str = ""  # socket of the run's kernel fork server (autograder.preload), if any
 
 
+HOST_FAILURE = "the kernel did not start"
+
+
 def kernel_message(cell) -> str:
     """A learner-facing message for a failed test cell (no traceback, so no hidden source)."""
     for out in cell.get("outputs", []):
@@ -136,9 +139,19 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     work, export = _prepare_workdir(job)
     verdicts: dict[str, TrustedVerdict] = {}
     report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, verdicts))
-    if report.stopped_at is not None:
+    if report.reason.startswith(HOST_FAILURE):  # not the learner's doing: once more, then "retry next run"
+        nb, verdicts = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0]), {}
+        work, export = _prepare_workdir(job)
+        checks = _trusted_checks(job, source, answer_sources, export, verdicts)
+        report = _run_sandboxed(job, nb, work, export, uid, checks)
+    if report.reason.startswith(HOST_FAILURE):
+        result.status = "error"
+        result.errors.append(f"host: {report.reason} (it will be graded again by the next run)")
+    elif report.stopped_at is not None:
         result.errors.append(report.reason)
     _score_tests(source, in_kernel_verdicts(nb), verdicts, report.reason, result)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
+    for folder in (work, export):  # judged: nothing the learner wrote stays on the host
+        sandbox.remove_tree(folder)
     return result, nb

@@ -116,6 +116,7 @@ def test_no_hidden_line_reaches_a_learner(attacked):
     for text in texts:
         leaked = [line for line in hidden if line in text or html.escape(line) in text]
         assert not leaked, leaked[:3]
+        assert "__wb_serve" not in text, "a call of the grader's shows in what the learner sees"
 
 
 def test_results_stay_small(attacked):

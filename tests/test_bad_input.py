@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
 import stat
+import struct
+import time
 import zipfile
 from pathlib import Path
 
@@ -14,10 +17,15 @@ import pytest
 from conftest import run_grade
 from support import make_submission
 
-from autograder import answers, intake, paths
+from autograder import answers, feedback, grade, intake, paths, report
+from autograder.course import Course
+from autograder.limits import Limits
+from autograder.results import NotebookResult
+from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
 
 NB01 = "01_scaled_dot_product_attention"
 GOOD = nbformat.writes(make_submission(NB01, None))
+FORMULA_NAMES = ['=HYPERLINK("evil.example","click").ipynb', "+1+1.ipynb", "@SUM(1).ipynb", "-2.ipynb"]
 
 
 def _zip(path: Path, members: dict[str, bytes], links: dict[str, str] | None = None) -> None:
@@ -30,8 +38,42 @@ def _zip(path: Path, members: dict[str, bytes], links: dict[str, str] | None = N
             zf.writestr(info, target)
 
 
+def _lying_zip(path: Path) -> None:
+    """A zip whose one member says it unpacks to 1000 bytes and really unpacks to 30 MiB."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{NB01}.ipynb", b"0" * (30 * 2**20))
+    data = bytearray(buf.getvalue())
+    struct.pack_into("<I", data, 22, 1000)  # local header: uncompressed size
+    struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, 1000)  # central directory: the same
+    path.write_bytes(bytes(data))
+
+
+def _notebook_with(tweak) -> bytes:
+    nb = json.loads(GOOD)
+    tweak(nb)
+    return json.dumps(nb).encode()
+
+
+def _deep_metadata(nb: dict) -> None:
+    value: object = 1
+    for _ in range(500):
+        value = [value]
+    nb["metadata"]["deep"] = value
+
+
+def _list_grade_ids(nb: dict) -> None:
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            meta["grade_id"] = [meta["grade_id"]]  # unhashable: crashed intake before
+
+
 def build_bad_inputs(root: Path) -> dict[str, str]:
-    """A folder of bad submissions; returns student id -> text its reason must contain."""
+    """A folder of bad submissions and one good one; returns entry name -> text its reason must contain.
+
+    None of these reaches a kernel: only 'good' is graded.
+    """
     v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
     scratch = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]))
     files = {
@@ -41,15 +83,58 @@ def build_bad_inputs(root: Path) -> dict[str, str]:
         "nbformat3": (f"{NB01}.ipynb", json.dumps(v3).encode()),
         "no-answers": (f"{NB01}.ipynb", scratch.encode()),
         "wrong-name": ("homework1.ipynb", GOOD.encode()),
+        "deep-json": (f"{NB01}.ipynb", b"[" * 100_000),
+        "deep-metadata": (f"{NB01}.ipynb", _notebook_with(_deep_metadata)),
+        "lone-surrogate": (f"{NB01}.ipynb", GOOD.replace("YOUR CODE", "\\ud800", 1).encode()),
+        "list-grade-ids": (f"{NB01}.ipynb", _notebook_with(_list_grade_ids)),
+        "CASE-A": (f"{NB01}.ipynb", b"not json"),
+        "case-a": (f"{NB01}.ipynb", GOOD.encode()),  # same id as CASE-A but for case: never graded
+        "newline\n": (f"{NB01}.ipynb", GOOD.encode()),  # passed `$` before: must not be graded
+        "tab\tid": (f"{NB01}.ipynb", GOOD.encode()),
+        "ünïcødé": (f"{NB01}.ipynb", GOOD.encode()),
+        "has space": (f"{NB01}.ipynb", GOOD.encode()),
+        "x" * 255: (f"{NB01}.ipynb", GOOD.encode()),
+        "\x1b[31mred": (f"{NB01}.ipynb", GOOD.encode()),
     }
     for student, (name, data) in files.items():
         (root / student).mkdir()
         (root / student / name).write_bytes(data)
     (root / "empty-folder").mkdir()
+    (root / "nb-folder").mkdir()
+    (root / "nb-folder" / f"{NB01}.ipynb").mkdir()  # a folder named like the notebook
+    (root / "fifo").mkdir()
+    os.mkfifo(root / "fifo" / f"{NB01}.ipynb")  # opening it would block the run forever
+    (root / "sparse").mkdir()
+    with open(root / "sparse" / f"{NB01}.ipynb", "wb") as fh:
+        fh.truncate(200 * 2**30)  # 200 GB, sparse: reading it whole would take the machine down
+    with open(root / "sparse-zip.zip", "wb") as fh:
+        fh.truncate(200 * 2**30)
+    (root / "long-names").mkdir()
+    (root / "long-names" / ("n" * 249 + ".ipynb")).write_text(GOOD)  # 255 bytes: the longest a name can be
+    os.symlink(root / "good", root / "long-names" / ("l" * 255))
+    (root / "link-out").mkdir()
+    os.symlink("/etc/passwd", root / "link-out" / f"{NB01}.ipynb")
+    (root / "ctrl-names").mkdir()
+    (root / "ctrl-names" / "\x1b]0;pwned\x07\r\x08évil name.ipynb").write_text(GOOD)
+    (root / "formulas").mkdir()
+    for name in FORMULA_NAMES:
+        (root / "formulas" / name).write_text(GOOD)
     _zip(root / "zip-slip.zip", {f"../../{NB01}.ipynb": GOOD.encode()})
     _zip(root / "zip-absolute.zip", {f"/etc/{NB01}.ipynb": GOOD.encode()})
     _zip(root / "zip-symlink.zip", {}, links={f"{NB01}.ipynb": "/etc/passwd"})
     _zip(root / "zip-bomb.zip", {f"{NB01}.ipynb": b"0" * (300 * 2**20)})
+    _lying_zip(root / "zip-lying.zip")
+    _zip(root / "zip-many.zip", {f"f{i}.txt": b"" for i in range(300)})
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr(f"{NB01}.ipynb", GOOD)
+    _zip(root / "zip-nested.zip", {"inner.zip": inner.getvalue()})
+    _zip(
+        root / "zip-names.zip",
+        {"\x1b[2J=cmd|' /C calc'!A0.ipynb": b"{}", "ünï cødé.ipynb": b"{}", "y" * 3000 + ".ipynb": b"{}"},
+    )
+    with zipfile.ZipFile(root / "zip-dir.zip", "w") as zf:
+        zf.writestr(zipfile.ZipInfo(f"sub/{NB01}.ipynb/"), b"")
     (root / "not-a-zip.zip").write_bytes(b"PK\x03\x04 truncated")
     (root / "stray-file.txt").write_text("hello")
     os.symlink("/etc", root / "link-folder")
@@ -62,12 +147,37 @@ def build_bad_inputs(root: Path) -> dict[str, str]:
         "nbformat3": "format 3",
         "no-answers": "answer cells",
         "wrong-name": "unexpected file",
+        "deep-json": "nested too deeply",
+        "deep-metadata": "nested more than 100 levels",
+        "lone-surrogate": "not valid Unicode",
+        "list-grade-ids": "answer cells",
+        "CASE-A": "invalid JSON",
+        "case-a": "only in case",
+        "newline\n": "not a valid student id",
+        "tab\tid": "not a valid student id",
+        "ünïcødé": "not a valid student id",
+        "has space": "not a valid student id",
+        "x" * 255: "not a valid student id",
+        "\x1b[31mred": "not a valid student id",
         "empty-folder": "no .ipynb",
-        "zip-slip": "escapes",
-        "zip-absolute": "absolute path",
-        "zip-symlink": "symbolic link",
-        "zip-bomb": "too large",
-        "not-a-zip": "zip",
+        "nb-folder": "is a folder",
+        "fifo": "not a regular file",
+        "sparse": "over the 20.0 MiB limit",
+        "sparse-zip.zip": "zip too large",
+        "long-names": "unexpected file",
+        "link-out": "symbolic link",
+        "ctrl-names": "unexpected file",
+        "formulas": "unexpected file",
+        "zip-slip.zip": "escapes",
+        "zip-absolute.zip": "absolute path",
+        "zip-symlink.zip": "symbolic link",
+        "zip-bomb.zip": "too large",
+        "zip-lying.zip": "could not unpack",
+        "zip-many.zip": "too large",
+        "zip-nested.zip": "zips inside the zip are not opened",
+        "zip-names.zip": "unexpected file",
+        "zip-dir.zip": "is a folder",
+        "not-a-zip.zip": "zip",
         "stray-file.txt": "expected a folder",
         "link-folder": "symbolic link",
     }
@@ -80,16 +190,139 @@ def _known():
     }
 
 
+def _rows_of(items: list, entry: str) -> list:
+    """The rows (or submissions) intake made for one entry of SUBMISSIONS."""
+    student = entry[:-4] if entry.endswith(".zip") else entry
+    ids = {student, intake.row_id(entry)}
+    return [i for i in items if i.student_id in ids]
+
+
+def _check_rows(items: list, expected: dict[str, str]) -> None:
+    assert [i.student_id for i in items if isinstance(i, intake.Submission)] == ["good"]
+    keys = [(i.student_id, i.notebook) for i in items]
+    assert len(keys) == len(set(keys)), "two rows with the same student and notebook"
+    for entry, reason in expected.items():
+        rows = _rows_of(items, entry)
+        assert rows, f"no row for {entry!r}"
+        assert all(r.status == "rejected" for r in rows), (entry, rows)
+        text = " | ".join(e for r in rows for e in r.errors)
+        assert reason.lower() in text.lower(), (entry, text)
+        for row in rows:  # the row is one of the course's notebooks or a fixed label, never a learner's name
+            assert row.notebook in _known() or row.notebook in intake.LABELS, (entry, row.notebook)
+            assert intake.valid_id(row.student_id) or "~" in row.student_id, (entry, row.student_id)
+
+
 def test_intake_rejects_each_bad_input_with_a_reason(tmp_path):
     expected = build_bad_inputs(tmp_path)
+    t0 = time.perf_counter()
     items = intake.collect(tmp_path, _known())
-    rows = {i.student_id: i for i in items}
-    assert isinstance(rows["good"], intake.Submission)
-    for student, reason in expected.items():
-        row = rows.get(student) or rows.get(student.replace(".", "_"))
-        assert row is not None, f"no row for {student}"
-        assert row.status == "rejected", student
-        assert reason.lower() in row.errors[0].lower(), (student, row.errors)
+    assert time.perf_counter() - t0 < 60, "intake read something whole (the sparse file or the zip bomb)"
+    _check_rows(items, expected)
+
+
+def test_every_row_can_be_saved_and_loaded(tmp_path):
+    """State file names come from a hash, not from what a learner named: none is too long or unsafe."""
+    (tmp_path / "subs").mkdir()
+    build_bad_inputs(tmp_path / "subs")
+    rows = [i for i in intake.collect(tmp_path / "subs", _known()) if isinstance(i, NotebookResult)]
+    for row in rows:
+        grade._save_state(tmp_path / "out", row, "digest")
+    names = [p.name for p in (tmp_path / "out" / ".state").rglob("*")]
+    assert all(len(name.encode()) <= 255 and name.isprintable() for name in names)
+    assert set(grade._load_state(tmp_path / "out")) == {r.key for r in rows}
+
+
+def test_case_duplicates_folders_named_like_notebooks_and_links_in_a_folder(tmp_path):
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / f"{NB01}.ipynb").write_text(GOOD)
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD)
+    (tmp_path / "subs" / "ann" / f"{NB01.upper()}.ipynb").write_text(GOOD)  # the same notebook, by case
+    (tmp_path / "subs" / "bob").mkdir()
+    (tmp_path / "subs" / "bob" / f"{NB01}.ipynb").write_text(GOOD)
+    (tmp_path / "subs" / "bob" / f"{NB01[:3].upper()}{NB01[3:]}.IPYNB").mkdir()  # a folder named like it
+    (tmp_path / "subs" / "cy").mkdir()
+    os.symlink(other / f"{NB01}.ipynb", tmp_path / "subs" / "cy" / f"{NB01}.ipynb")  # outside SUBMISSIONS
+    os.symlink(other, tmp_path / "subs" / "dee")
+    items = {(i.student_id, i.notebook): i for i in intake.collect(tmp_path / "subs", _known())}
+    assert isinstance(items["ann", NB01], intake.Submission)
+    assert "submitted twice" in items["ann", f"{NB01}#duplicate"].errors[0]
+    assert isinstance(items["bob", NB01], intake.Submission)
+    assert "is a folder" in items["bob", f"{NB01}#duplicate"].errors[0]
+    assert "symbolic link; not followed" in items["cy", NB01].errors[0]
+    assert "symbolic link; not followed" in items["dee", intake.WHOLE].errors[0]
+    assert sum(isinstance(i, intake.Submission) for i in items.values()) == 2
+
+
+def test_zip_members_duplicated_by_case_or_by_folder(tmp_path):
+    _zip(tmp_path / "ann.zip", {f"a/{NB01}.ipynb": GOOD.encode(), f"b/{NB01.upper()}.ipynb": GOOD.encode()})
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / f"{NB01}.ipynb").write_bytes(b"{broken")
+    items = {(i.student_id, i.notebook): i for i in intake.collect(tmp_path, _known())}
+    assert isinstance(items["ann", NB01], intake.Submission)
+    text = " | ".join(items["ann", f"{NB01}#duplicate"].errors)
+    assert "invalid JSON" in text and "submitted twice" in text
+
+
+def test_an_unexpected_failure_is_one_error_row(tmp_path, monkeypatch):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / f"{NB01}.ipynb").write_text(GOOD)
+    (tmp_path / "zed").mkdir()
+    (tmp_path / "zed" / f"{NB01}.ipynb").write_text(GOOD)
+    real = intake._from_folder
+
+    def flaky(folder, student, cat, out):
+        if student == "ann":
+            raise MemoryError("simulated")
+        real(folder, student, cat, out)
+
+    monkeypatch.setattr(intake, "_from_folder", flaky)
+    items = {(i.student_id, i.notebook): i for i in intake.collect(tmp_path, _known())}
+    assert items["ann", intake.WHOLE].status == "error"
+    assert "could not read this submission (MemoryError" in items["ann", intake.WHOLE].errors[0]
+    assert isinstance(items["zed", NB01], intake.Submission)
+
+
+def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_path, monkeypatch):
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD)
+    opts = grade.Options(tmp_path / "subs", tmp_path / "out", unsafe=True, limits=Limits(), quiet=True)
+    course = Course(tmp_path / "out" / ".course")
+
+    def todo():
+        items = intake.collect(opts.submissions, _known())
+        return grade._jobs(opts, items, course, b"secret", grade._load_state(opts.out), "digest")
+
+    def broken(job, uid):
+        raise RuntimeError("the grader tripped over this one")
+
+    monkeypatch.setattr(grade, "run_job", broken)
+    [job] = todo()
+    result, executed = grade._run_one(job, 0)
+    assert result.status == "error" and "tripped" in result.errors[0] and executed is None
+    grade._save_state(opts.out, result, "digest")
+    assert todo() == []  # not retried: same content, same sources
+    (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD + "\n")
+    assert len(todo()) == 1  # the learner handed in something new
+
+
+def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
+    class Broken:
+        calls = 0
+
+        def record(self, result, digest, executed=None):
+            Broken.calls += 1
+            raise RuntimeError("nbgrader choked")
+
+    opts = grade.Options(tmp_path, tmp_path / "out", unsafe=True, limits=Limits(), quiet=True)
+    result = NotebookResult("ann", NB01, "graded", score=1, max_score=2, content_hash="abc")
+    grade._save_state(opts.out, result, "digest")
+    grade.finish(opts, Broken())
+    saved = grade._load_state(opts.out)[f"ann/{NB01}"]["result"]
+    assert saved["status"] == "error" and "nbgrader choked" in saved["errors"][-1]
+    grade.finish(opts, Broken())
+    assert Broken.calls == 1
 
 
 def test_missing_submissions_folder_is_a_clear_error(tmp_path):
@@ -97,19 +330,61 @@ def test_missing_submissions_folder_is_a_clear_error(tmp_path):
         intake.collect(tmp_path / "nope", _known())
 
 
+def _csv_rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_csv_cells_are_neutralised():
+    assert report.csv_cell('=HYPERLINK("x")') == '"\'=HYPERLINK(""x"")"'
+    for start in ("=", "+", "-", "@", "\t", "\r"):
+        cell = report.csv_cell(f"{start}1+1")
+        assert cell.startswith("\"'") and cell.endswith('"'), cell
+        assert _csv_rows(cell + "\n") == [[f"'{start}1+1"]]
+    assert report.csv_cell("plain") == "plain"
+    assert report.csv_cell("a,b") == '"a,b"'
+
+
+def test_exports_name_no_column_a_learner_chose(tmp_path):
+    (tmp_path / "ann").mkdir()
+    for name in [*FORMULA_NAMES, "total.ipynb", "student_id.ipynb"]:
+        (tmp_path / "ann" / name).write_text(GOOD)
+    (tmp_path / "ann" / f"{NB01}.ipynb").write_bytes(b"{broken")
+    rows = intake.collect(tmp_path, _known())
+    assert {r.notebook for r in rows} == {NB01, intake.UNEXPECTED}
+    rows.append(NotebookResult("+bob", NB01, "rejected", errors=["=1+1"]))  # as if an id could start so
+    grades = _csv_rows(report.grades_csv(rows))
+    assert grades[0][:4] == ["student_id", "notebook", "score", "max_score"]
+    for row in grades[1:]:
+        assert len(row) == len(report.GRADES_COLUMNS)
+        assert row[1] in (NB01, intake.UNEXPECTED)
+        for cell in row:
+            assert not cell.startswith(report.FORMULA_STARTS), row
+    unexpected = next(r for r in grades if r[1] == intake.UNEXPECTED)
+    assert all(repr(name) in unexpected[-1] for name in FORMULA_NAMES[:2])  # quoted inside the reason only
+    lms = _csv_rows(report.lms_csv(rows))
+    assert lms[0] == ["student_id", *paths.notebook_names(), "total"]
+    assert [r[0] for r in lms[1:]] == ["ann"]  # '+bob' is no valid id: grades.csv only
+
+
 @pytest.mark.slow
 def test_bad_inputs_do_not_stop_the_batch(tmp_path):
     (tmp_path / "subs").mkdir()
     expected = build_bad_inputs(tmp_path / "subs")
-    results = run_grade(tmp_path / "subs", tmp_path / "out")
+    results = run_grade(tmp_path / "subs", tmp_path / "out", jobs=1)
     good = results[f"good/{NB01}"]
     assert good.status == "graded" and good.score == good.max_score
-    students = {key.split("/")[0] for key in results}
-    assert {s.replace(".", "_") for s in expected} <= {s.replace(".", "_") for s in students}
-    csv_rows = (tmp_path / "out" / "grades.csv").read_text().splitlines()[1:]
-    assert len(csv_rows) == len(results)
+    _check_rows([r for r in results.values() if r.student_id != "good"] + [_as_submission(good)], expected)
+    grades = _csv_rows((tmp_path / "out" / "grades.csv").read_text())
+    assert len(grades) - 1 == len(results)
+    assert all(not cell.startswith(report.FORMULA_STARTS) for row in grades for cell in row)
+    lms = _csv_rows((tmp_path / "out" / "lms.csv").read_text())
+    assert lms[0] == ["student_id", *paths.notebook_names(), "total"]
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert all(s["errors"] for s in data["submissions"] if s["status"] == "rejected")
+
+
+def _as_submission(result: NotebookResult) -> intake.Submission:
+    return intake.Submission(result.student_id, result.notebook, nbformat.v4.new_notebook(), result.content_hash)
 
 
 def test_zip_reading_is_bounded():
@@ -117,3 +392,95 @@ def test_zip_reading_is_bounded():
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr(f"{NB01}.ipynb", GOOD)
     assert len(buf.getvalue()) < intake.MAX_ZIP_TOTAL_BYTES
+
+
+PAYLOAD = "<script>document.title='PWNED'</script><img src=x onerror=alert(1)>"
+
+
+def _kernel_outputs() -> list:
+    """Outputs a learner's kernel can send: every active type, and malformed ones."""
+    out = nbformat.v4.new_output
+    return [
+        out("display_data", data={"text/html": PAYLOAD, "text/plain": "<HTML object>"}),
+        out("display_data", data={"image/svg+xml": f"<svg onload=alert(1)>{PAYLOAD}</svg>"}),
+        out("display_data", data={"text/markdown": f"[x](javascript:alert(1)) {PAYLOAD}"}),
+        out("display_data", data={"application/javascript": "alert(1)", "text/latex": PAYLOAD}),
+        out("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "m"}}),
+        out("display_data", data={"image/png": 'x" onerror="alert(1)'}),
+        out(
+            "display_data", data={"image/png": "iVBORw0KGgo="}, metadata={"image/png": {"width": "1 onerror=alert(1)"}}
+        ),
+        {
+            "output_type": "execute_result",
+            "data": {"text/html": PAYLOAD},
+            "execution_count": "<script>",
+            "metadata": {},
+        },
+        out("stream", name="stdout", text=PAYLOAD),
+        {"output_type": "stream", "name": "<b>", "text": [PAYLOAD, "\ud800"]},
+        out("error", ename="<b>E</b>", evalue=PAYLOAD, traceback=[PAYLOAD]),
+        {"output_type": "mystery", "data": PAYLOAD},
+        "not even an output",
+    ]
+
+
+def test_feedback_keeps_only_inert_outputs():
+    """What nbgrader renders into the page holds no active output, and the notes are escaped text."""
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(paths.source_notebook(NB01), as_version=4)
+    answer = next(c for c in nb.cells if answers.is_answer(c))
+    answer.outputs = _kernel_outputs()
+    answer.execution_count = "<script>"
+    nb.metadata["title"] = PAYLOAD
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": PAYLOAD}}
+    result = NotebookResult("ann", NB01, "graded", tests=[Verdict("t", 0, 1, "failed", PAYLOAD)])
+    result.flags.append("unknown cell id '[x](javascript:alert(1))' ![i](http://tracker.example/x.png)")
+    clean = feedback.sanitize(nb, result)
+    nbformat.validate(clean)
+    kept = {mime for o in next(c for c in clean.cells if answers.is_answer(c)).outputs for mime in o.get("data", {})}
+    assert kept <= {"text/plain", "image/png"}
+    page, _ = HTMLExporter(template_name="classic").from_notebook_node(clean)
+    assert _active_markup(page) == []
+    assert "PWNED" in page and "javascript:alert" in page  # shown, as text
+    assert "tracker.example" in page
+
+
+def _active_markup(page: str) -> list[str]:
+    """Elements and attributes in an HTML page that could run or load something a learner chose.
+
+    (The template's own script and style links are nbconvert's, blocked by the page's CSP.)
+    """
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Parser(HTMLParser):
+        script = False
+
+        def handle_starttag(self, tag, attrs):
+            self.script = tag == "script"
+            for name, value in attrs:
+                value = (value or "").strip().lower()
+                if name.startswith("on") or value.startswith(("javascript:", "vbscript:")):
+                    found.append(f"<{tag} {name}={value}>")
+                media = tag in ("img", "image", "iframe", "embed", "object", "video", "audio", "source")
+                if media and name in ("src", "href", "xlink:href", "data") and not value.startswith("data:image/"):
+                    found.append(f"<{tag} {name}={value}>")
+            if tag in ("svg", "iframe", "object", "embed", "math"):
+                found.append(f"<{tag}>")
+
+        def handle_data(self, data):
+            if self.script and ("PWNED" in data or "alert(" in data):
+                found.append(f"<script>{data[:60]}")
+
+    Parser().feed(page)
+    return found
+
+
+def test_feedback_page_gets_a_content_security_policy():
+    page = "<!DOCTYPE html>\n<html>\n<HEAD lang=en>\n<meta charset=utf-8><script>x()</script></head></html>"
+    safe = feedback.with_csp(page)
+    assert safe.index(feedback.CSP_META) < safe.index("<script>") and safe.count(feedback.CSP_META) == 1
+    assert "script-src" not in feedback.CSP and "default-src 'none'" in feedback.CSP
+    assert feedback.with_csp("<p>no head</p>").startswith(f"<head>{feedback.CSP_META}</head>")

@@ -10,9 +10,12 @@ import sys
 import time
 import urllib.request
 
+import nbformat
 import pytest
+from conftest import run_grade
+from support import make_submission
 
-from autograder import paths
+from autograder import answers, feedback, paths
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NB01 = "01_scaled_dot_product_attention"
@@ -103,3 +106,96 @@ def test_run_all_cells_in_jupyterlab(lab, tmp_path):
     passed = re.search(r"Visible tests passed: (\d+) / (\d+) parts", text)
     assert passed and passed.group(1) == passed.group(2) != "0", text
     assert (tmp_path / "jupyterlab.png").stat().st_size > 10_000
+
+
+# Every active output type a learner's code can display, each with a payload that marks the
+# page (its title and the console) if it runs; plus the same in a stream and an error message.
+HOSTILE = r"""
+from IPython.display import HTML, SVG, Javascript, Latex, Markdown, display
+
+def _hit(tag):
+    return f"document.title='PWNED-{tag}';console.log('PWNED-{tag}')"
+
+display(HTML(f'<img src="x" onerror="{_hit("html-img")}"><script>{_hit("html-script")}</script>'))
+display(SVG(f'<svg xmlns="http://www.w3.org/2000/svg" onload="{_hit("svg-onload")}"><script>{_hit("svg-script")}</script></svg>'))
+display(Markdown(f'<img src="x" onerror="{_hit("md-img")}"> [click](javascript:{_hit("md-link")})'))
+display(Javascript(_hit("js")))
+display(Latex(f'$x$ <img src="x" onerror="{_hit("latex")}">'))
+display({"text/html": f"<script>{_hit('raw-html')}</script>", "text/markdown": f"<script>{_hit('raw-md')}</script>",
+         "application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2, "version_minor": 0}}, raw=True)
+display({"image/svg+xml": f'<svg xmlns="http://www.w3.org/2000/svg" onload="{_hit("raw-svg")}"/>'}, raw=True)
+display({"image/png": f'x" onerror="{_hit("png-src")}'}, raw=True)
+display({"image/png": "iVBORw0KGgo=", "text/plain": "png"}, raw=True,
+        metadata={"image/png": {"width": f"1 onerror={_hit('png-width')}"}})
+print(f"<script>{_hit('stdout')}</script>")
+import sys
+print(f'<img src="x" onerror="{_hit("stderr")}">', file=sys.stderr)
+"""
+RAISE = "\nraise ValueError(\"<script>document.title='PWNED-error';console.log('PWNED-error')</script>\")\n"
+MARKED = "PWNED-"
+
+
+def _hostile_submission(path):
+    source = nbformat.read(paths.source_notebook(NB01), as_version=4)
+    filled = answers.reference_answers(source)
+    filled["sdpa"] = HOSTILE + "\n" + filled["sdpa"]
+    filled["attention_numpy"] += RAISE  # defined, then an error whose message is a script
+    nbformat.write(make_submission(NB01, None, defaults=filled), path)
+
+
+def _open(browser, url: str) -> dict:
+    """Load a page; what a learner's script would have left: the title, console lines, live handlers."""
+    page = browser.new_page()
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(msg.text))
+    page.on("pageerror", lambda exc: console.append(str(exc)))
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(1500)  # images that fail to load fire onerror after 'load' at the latest
+    seen = {
+        "title": page.title(),
+        "console": [line for line in console if MARKED in line],
+        "handlers": page.evaluate(
+            """() => [...document.querySelectorAll('*')].flatMap(el => [...el.attributes]
+                 .filter(a => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))
+                 .map(a => el.tagName + ' ' + a.name + '=' + a.value))"""
+        ),
+        "scripts": page.evaluate(
+            "() => [...document.scripts].map(s => s.textContent).filter(t => t.includes('PWNED'))"
+        ),
+        "text": page.inner_text("body"),
+    }
+    page.close()
+    return seen
+
+
+def test_feedback_page_runs_no_learner_script(tmp_path):
+    (tmp_path / "subs" / "mallory").mkdir(parents=True)
+    _hostile_submission(tmp_path / "subs" / "mallory" / f"{NB01}.ipynb")
+    result = run_grade(tmp_path / "subs", tmp_path / "out", jobs=1)[f"mallory/{NB01}"]
+    assert result.status == "graded" and result.score > 0, (result.status, result.errors)
+    page = tmp_path / "out" / "feedback" / "mallory" / f"{NB01}.html"
+    text = page.read_text()
+    head = re.search(r"<head\b[^>]*>\s*(<meta[^>]*>)", text, re.I)
+    assert head and head.group(1) == feedback.CSP_META  # first in the head, before any script
+    without_csp = tmp_path / "without-csp.html"  # the sanitizing alone must hold, CSP or not
+    without_csp.write_text(text.replace(feedback.CSP_META, ""))
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            control = browser.new_page()  # the marker works: the same payload, unsanitized, does run
+            control.set_content("<img src=x onerror=\"document.title='PWNED-control'\">")
+            control.wait_for_function("document.title === 'PWNED-control'", timeout=10_000)
+            control.close()
+            pages = {name: _open(browser, f"file://{path}") for name, path in (("csp", page), ("bare", without_csp))}
+            shot = browser.new_page(viewport={"width": 1200, "height": 1600})
+            shot.goto(f"file://{page}")
+            shot.screenshot(path=str(tmp_path / "feedback.png"), full_page=False)
+        finally:
+            browser.close()
+    for name, seen in pages.items():
+        assert MARKED not in seen["title"], (name, seen["title"])
+        assert seen["console"] == [], (name, seen["console"])
+        assert seen["handlers"] == [], (name, seen["handlers"][:5])
+        assert seen["scripts"] == [], (name, seen["scripts"][:2])
+        for shown in ("PWNED-stdout", "PWNED-stderr", "PWNED-error"):  # shown, as text
+            assert shown in seen["text"], (name, shown)

@@ -61,8 +61,8 @@ def test_forbidden_scan_lets_honest_code_through(source):
 
 
 def test_forbidden_rules_read_from_the_test_cell():
-    cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m")'
-    assert forbidden_rules(cell) == ["a", "b", "c"]
+    cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m", cells=["t"])'
+    assert forbidden_rules(cell) == [(["a", "b"], None), (["c"], ["t"])]
 
 
 def test_every_seed_is_mixed_with_the_secret():
