@@ -152,6 +152,9 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     _score_tests(source, in_kernel_verdicts(nb), verdicts, report.reason, result)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
+    for cell in nb.cells:  # nbgrader reads a number a test cell shows as partial credit: only text stays
+        if answers.is_test(cell):
+            cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") in ("stream", "error")]
     for folder in (work, export):  # judged: nothing the learner wrote stays on the host
         sandbox.remove_tree(folder)
     return result, nb

@@ -221,23 +221,44 @@ class Check:
         self._record(key, False)
         self._fail(key, f"expected {error.__name__}, but nothing was raised.")
 
+    def forbidden(self, key: str, names: list[str], message: str, cells: list[str] | None = None) -> None:
+        """None of `names` is used by the answer cells `cells` (grade ids; None: any answer cell).
 
-    def forbidden(self, key: str, names: list[str], message: str) -> None:
-        """None of `names` is used by the answer cells (judged from their source by the grader)."""
+        Judged from the answer cells' source by the grader (autograder.forbidden.scan).
+        """
         if _SCANNER is None:  # in a learner's kernel: the grader checks this when it grades
             return
         _PARTS[self.name]["asserts"] += 1
-        findings = _SCANNER(names)
+        findings = _SCANNER(names, cells)
         _FORBIDDEN.extend(findings)
         if findings:
             self._fail(key, f"{message} ({findings[0]})")
 
+    def untouched(self, key: str, message: str) -> None:
+        """The learner's code changed none of its inputs in place (observed by the grader's calls)."""
+        if _MUTATIONS is None:  # in a learner's kernel: the grader checks this when it grades
+            return
+        _PARTS[self.name]["asserts"] += 1
+        if _MUTATIONS() > _MUTATIONS_AT_START[0]:
+            self._fail(key, message)
 
-_SCANNER: Callable[[list[str]], list[str]] | None = None
+
+_SCANNER: Callable[[list[str], list[str] | None], list[str]] | None = None
+_MUTATIONS: Callable[[], int] | None = None
+_MUTATIONS_AT_START = [0]
+
+
+def set_mutation_probe(probe: Callable[[], int] | None) -> None:
+    """Grader only: how many of the grader's calls found an input changed in place, so far."""
+    global _MUTATIONS
+    _MUTATIONS = probe
+    _MUTATIONS_AT_START[0] = probe() if probe else 0
+
+
 _FORBIDDEN: list[str] = []
 
 
-def set_scanner(scanner: Callable[[list[str]], list[str]] | None) -> None:
+def set_scanner(scanner: Callable[[list[str], list[str] | None], list[str]] | None) -> None:
     """Grader only: how Check.forbidden reads the answer cells' source (None in a kernel)."""
     global _SCANNER
     _SCANNER = scanner
