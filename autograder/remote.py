@@ -12,15 +12,17 @@ from __future__ import annotations
 import builtins
 import io
 import json
+import queue
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import numpy as np
 import torch
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from jupyter_core.utils import run_sync
 
 from autograder import paths
 
@@ -68,30 +70,104 @@ class KernelLink:
         """
         self.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         self._execute(paths.SERVANT.read_text())
+        self.comm_id = uuid.uuid4().hex
+        self._send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
 
     def _execute(self, code: str) -> None:
+        """Run one request in the kernel: wait for its reply on the shell channel, discard its output."""
         if self.dead:
             raise RemoteError(self.dead)
         left = self.deadline - time.monotonic()
         if left <= 0:
             self.dead = "the notebook's time limit was reached before this check"
             raise RemoteError(self.dead)
-        self.client.timeout = max(1, int(min(self.call_seconds, left)))
-        cell = nbformat.v4.new_code_cell(code)
+        limit = max(1.0, min(self.call_seconds, left))
         stop = threading.Event()
         server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
-        server.start()
+        if self.callbacks:  # only a call that may reach the check's own objects needs a listener
+            server.start()
         try:
-            self.client.execute_cell(cell, 0)
-        except CellTimeoutError:
-            self.dead = f"the learner's code ran over the {self.client.timeout} s limit of one call"
-            raise RemoteError(self.dead) from None
-        except DeadKernelError:
-            self.dead = "the kernel died while the grader called the learner's code"
-            raise RemoteError(self.dead) from None
+            self._wait_reply(self.client.kc.execute(code, store_history=False, allow_stdin=False), limit)
         finally:
             stop.set()
-            server.join()
+            if server.is_alive():
+                server.join()
+            self._drain_output()
+
+    def _send(self, msg_type: str, content: dict) -> str:
+        """Send one message on the kernel's shell channel; its id."""
+        msg = self.client.kc.session.msg(msg_type, content)
+        self.client.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
+
+    def _call(self, n: int) -> None:
+        """Have the servant answer request n (a comm message), waiting for its answer on iopub."""
+        if self.dead:
+            raise RemoteError(self.dead)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.dead = "the notebook's time limit was reached before this check"
+            raise RemoteError(self.dead)
+        stop = threading.Event()
+        server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
+        if self.callbacks:  # only a call that may reach the check's own objects needs a listener
+            server.start()
+        try:
+            self._send("comm_msg", {"comm_id": self.comm_id, "data": {"folder": str(self.folder), "n": n}})
+            self._wait_done(n, max(1.0, min(self.call_seconds, left)))
+        finally:
+            stop.set()
+            if server.is_alive():
+                server.join()
+
+    def _wait_done(self, n: int, limit: float) -> None:
+        """The servant's 'done n' on iopub; everything else published meanwhile is dropped unread."""
+        end = time.monotonic() + limit
+        while True:
+            try:
+                msg = run_sync(self.client.kc.get_iopub_msg)(timeout=min(1.0, max(0.01, end - time.monotonic())))
+            except queue.Empty:
+                self._check_alive(end, limit)
+                continue
+            content = msg.get("content", {})
+            if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
+                if content.get("data", {}).get("done") == n:
+                    return
+            elif time.monotonic() >= end:
+                self._check_alive(end, limit)
+
+    def _check_alive(self, end: float, limit: float) -> None:
+        if not run_sync(self.client.km.is_alive)():
+            self.dead = "the kernel died while the grader called the learner's code"
+            raise RemoteError(self.dead)
+        if time.monotonic() >= end:
+            self.dead = f"the learner's code ran over the {limit:.0f} s limit of one call"
+            raise RemoteError(self.dead)
+
+    def _wait_reply(self, msg_id: str, limit: float) -> None:
+        """The shell reply to `msg_id`, within `limit` seconds, noticing a dead kernel within a second."""
+        end = time.monotonic() + limit
+        while True:
+            try:
+                reply = run_sync(self.client.kc.get_shell_msg)(timeout=min(1.0, max(0.01, end - time.monotonic())))
+            except queue.Empty:
+                if not run_sync(self.client.km.is_alive)():
+                    self.dead = "the kernel died while the grader called the learner's code"
+                    raise RemoteError(self.dead) from None
+                if time.monotonic() >= end:
+                    self.dead = f"the learner's code ran over the {limit:.0f} s limit of one call"
+                    raise RemoteError(self.dead) from None
+                continue
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                return
+
+    def _drain_output(self) -> None:
+        """Drop what the kernel published while the grader called it (never shown, never kept)."""
+        for _ in range(10_000):
+            try:
+                run_sync(self.client.kc.get_iopub_msg)(timeout=0)
+            except queue.Empty:
+                return
 
     def callbacks_thread_busy(self) -> bool:
         """Whether this thread is the one answering the learner's callbacks (no re-entry from there)."""
@@ -139,11 +215,12 @@ class KernelLink:
         self.count += 1
         n, base = self.count, self.folder
         req = {**req, "id": n}
-        np.savez(base / f"req-{n}.npz", **arrays)
+        if arrays:
+            np.savez(base / f"req-{n}.npz", **arrays)
+            (base / f"req-{n}.npz").chmod(0o644)
         (base / f"req-{n}.json").write_text(json.dumps(req))
-        for p in (base / f"req-{n}.npz", base / f"req-{n}.json"):
-            p.chmod(0o644)
-        self._execute(f"__wb_serve({str(base)!r}, {n})")
+        (base / f"req-{n}.json").chmod(0o644)
+        self._call(n)
         reply, data = self._read(base / f"res-{n}")
         for suffix in (".npz", ".json"):
             for p in (base / f"req-{n}{suffix}", base / f"res-{n}{suffix}"):

@@ -290,8 +290,10 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         path = os.path.join(folder, f"req-{n}")
         with open(path + ".json") as fh:
             req = json.load(fh)
-        with np.load(path + ".npz", allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        arrays = {}
+        if os.path.exists(path + ".npz"):
+            with np.load(path + ".npz", allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
         out_arrays = {}
         sink = io.StringIO()
         try:  # what the learner's code prints while the grader calls it is never shown
@@ -311,3 +313,22 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
 
 __wb_serve = __wb_make_server()
 del __wb_make_server
+
+
+def __wb_open_channel():
+    """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast)."""
+    kernel = get_ipython().kernel  # noqa: F821 - defined in the kernel
+
+    def on_open(comm, _msg):
+        def on_msg(msg):
+            data = msg["content"]["data"]
+            __wb_serve(data["folder"], data["n"])
+            comm.send({"done": data["n"]})
+
+        comm.on_msg(on_msg)
+
+    kernel.comm_manager.register_target("wb_servant", on_open)
+
+
+__wb_open_channel()
+del __wb_open_channel
