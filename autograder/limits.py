@@ -15,4 +15,5 @@ class Limits:
     processes: int = 256
     output_bytes: int = 2 * 2**20
     file_bytes: int = 512 * 2**20  # RLIMIT_FSIZE: the largest file a kernel may write
+    disk_bytes: int = 2**30  # everything in the job's work and exchange folders together
     cpus: float = 1.0  # CPU quota of one job (a cgroup), so that a neighbour keeps its share

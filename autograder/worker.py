@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import answers, paths, sandbox
+from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import Harness, TrustedVerdict
@@ -99,13 +100,20 @@ def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
         None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate, job.forkserver)
     )
     memory_hit = False
+    watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:
-        report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager, after=after)
+        with watch:
+            report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager, after=after)
     finally:
         if manager is not None:
             memory_hit = manager.release()
     if memory_hit and report.stopped_at is not None:
         report.reason = f"the kernel was killed: it went over the {job.limits.memory_bytes / 2**30:g} GiB memory limit"
+    if watch.exceeded:
+        report.reason = (
+            f"the kernel was killed: its files went over the {job.limits.disk_bytes / 2**30:g} GiB disk limit"
+        )
+        report.stopped_at = report.stopped_at if report.stopped_at is not None else len(nb.cells)
     return report
 
 
