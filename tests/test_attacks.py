@@ -116,7 +116,9 @@ def test_no_hidden_line_reaches_a_learner(attacked):
     for text in texts:
         leaked = [line for line in hidden if line in text or html.escape(line) in text]
         assert not leaked, leaked[:3]
-        assert "__wb_serve" not in text, "a call of the grader's shows in what the learner sees"
+    for path in (out / ".state").glob(f"*/{NB01}.ipynb"):  # the grader's own calls never land in a graded notebook
+        sources = [c.source for c in nbformat.read(path, as_version=4).cells]
+        assert not any(s.startswith(("__wb_serve(", '"""Kernel side of the trusted harness')) for s in sources), path
 
 
 def test_results_stay_small(attacked):
