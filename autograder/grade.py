@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import secrets
 import sys
@@ -127,6 +128,13 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
     return todo
 
 
+def _init_worker() -> None:
+    """A worker computes the checks' oracles single-threaded, as the kernels run (OMP_NUM_THREADS=1)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
     """Worker entry point (in a child process): never raises."""
     try:
@@ -197,7 +205,10 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder, ui
             for i, job in enumerate(todo):
                 done(*_run_one(job, i, uid_base))
         else:
-            with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
+            # spawned, not forked: the checks run torch in the worker, and a fork of a process whose
+            # thread pools have started can deadlock in its first parallel op
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=opts.jobs, mp_context=spawn, initializer=_init_worker) as pool:
                 futures = [pool.submit(_run_one, job, i, uid_base) for i, job in enumerate(todo)]
                 for future in as_completed(futures):
                     done(*future.result())
