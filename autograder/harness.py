@@ -61,18 +61,16 @@ class _SecretSeeds(ast.NodeTransformer):
 
 
 @functools.lru_cache(maxsize=256)
-def compiled(source: str, test: str) -> tuple[types.CodeType, list[str], list[str]]:
-    """A test cell's code with secret seeds, the names it reads, the defs it keeps (once per process)."""
+def compiled(source: str, test: str) -> tuple[types.CodeType, list[str], types.CodeType]:
+    """A test cell's code with secret seeds, the names it reads, and its definitions alone (once per process).
+
+    The definitions (functions, classes, imports, literal constants) serve the later cells
+    whether or not this cell ran to them: a learner's failure here never takes a helper
+    away from another check.
+    """
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
-    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    defined += [
-        t.id
-        for n in tree.body
-        if _is_definition(n) and isinstance(n, ast.Assign)
-        for t in n.targets
-        if isinstance(t, ast.Name)
-    ]  # literal constants (hints, sizes) serve later cells too
-    return compile(tree, f"<{test}>", "exec"), free_names(tree), defined
+    definitions = ast.Module([n for n in tree.body if _is_definition(n)], [])
+    return compile(tree, f"<{test}>", "exec"), free_names(tree), compile(definitions, f"<{test}:defs>", "exec")
 
 
 def free_names(tree: ast.Module) -> list[str]:
@@ -164,18 +162,17 @@ class Harness:
             self._globals[name] = value
         ns[name] = self._globals[name]
 
-    def _keep_definitions(self, defined: list[str], ns: dict) -> None:
-        """Functions and classes a test cell defines (oracles, helpers) serve the later cells too."""
-        for name in defined:
-            if name in ns:
-                self.base[name] = ns[name]
+    def _keep_definitions(self, definitions: types.CodeType) -> None:
+        """Functions, classes and constants a test cell defines (oracles, helpers) serve the later cells too."""
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+            exec(definitions, self.base)  # noqa: S102 - the instructor's own definitions
 
     def run_test(self, cell) -> TrustedVerdict:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
         test = answers.grade_id(cell)
-        code, names, defined = compiled(cell.source, test)
+        code, names, definitions = compiled(cell.source, test)
+        self.base[_SEED_FN] = functools.partial(derive_seed, self.secret, test)  # helpers of any cell see it too
         ns = dict(self.base)
-        ns[_SEED_FN] = lambda value: derive_seed(self.secret, test, value)
         trusted_workbook.reset_parts()
         trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
@@ -194,7 +191,7 @@ class Harness:
         finally:
             trusted_workbook.set_scanner(None)
             trusted_workbook.set_mutation_probe(None)
-            self._keep_definitions(defined, ns)
+            self._keep_definitions(definitions)
         if not trusted_workbook.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)")
         return TrustedVerdict(True, "", trusted_workbook.found_forbidden())
