@@ -29,6 +29,7 @@ from autograder import answers, grade, paths  # noqa: E402
 HOST_HARMFUL = {
     "fork_bomb", "memory_hog", "kill_others", "kill_kernel", "network", "stall_kernel", "output_flood",
     "disk_hog", "cpu_hog", "nested_userns", "read_hidden_tests", "symlink_to_reference", "huge_reply",
+    "disk_many_files", "deep_folders",
 }  # fmt: skip
 
 
@@ -36,7 +37,10 @@ def plain_points(path: Path) -> float:
     """Points under plain nbgrader semantics; NaN where it cannot be run safely or needs nbgrader's cell checks."""
     if header(path, "tamper") or path.stem in HOST_HARMFUL:
         return float("nan")
-    verdicts = tryout(NB01, path)
+    try:
+        verdicts = tryout(NB01, path)
+    except Exception:  # noqa: BLE001 - a plain kernel the attack hung or killed earns what it had: nothing shown
+        return float("nan")
     source = nbformat.read(paths.source_notebook(NB01), as_version=4)
     points = {
         answers.grade_id(c): float(c.metadata.nbgrader.get("points", 0)) for c in source.cells if answers.is_test(c)
@@ -64,7 +68,7 @@ def main() -> int:
     for path in attack_files():
         plain = plain_points(path)
         mine = results[path.stem]
-        shown = "not run (tampering or harms the host)" if plain != plain else f"{plain:g}"
+        shown = "not run (tampering, harms the host, or hung a plain kernel)" if plain != plain else f"{plain:g}"
         print(f"| {path.stem} | {shown} | {mine.score:g} |", flush=True)
     return 0
 
