@@ -10,6 +10,7 @@ are new local tensors. Gradients cross the boundary through an autograd bridge.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import json
 import queue
@@ -73,25 +74,22 @@ class KernelLink:
         self.comm_id = uuid.uuid4().hex
         self._send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
 
-    def _execute(self, code: str) -> None:
-        """Run one request in the kernel: wait for its reply on the shell channel, discard its output."""
+    def _time_left(self) -> float:
+        """Seconds one request may take (the call limit within the notebook's); raises once the link is dead."""
         if self.dead:
             raise RemoteError(self.dead)
         left = self.deadline - time.monotonic()
         if left <= 0:
             self.dead = "the notebook's time limit was reached before this check"
             raise RemoteError(self.dead)
-        limit = max(1.0, min(self.call_seconds, left))
-        stop = threading.Event()
-        server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
-        if self.callbacks:  # only a call that may reach the check's own objects needs a listener
-            server.start()
+        return max(1.0, min(self.call_seconds, left))
+
+    def _execute(self, code: str) -> None:
+        """Run code in the kernel (the servant's definition): wait for its shell reply, discard its output."""
+        limit = self._time_left()
         try:
             self._wait_reply(self.client.kc.execute(code, store_history=False, allow_stdin=False), limit)
         finally:
-            stop.set()
-            if server.is_alive():
-                server.join()
             self._drain_output()
 
     def _send(self, msg_type: str, content: dict) -> str:
@@ -102,19 +100,20 @@ class KernelLink:
 
     def _call(self, n: int) -> None:
         """Have the servant answer request n (a comm message), waiting for its answer on iopub."""
-        if self.dead:
-            raise RemoteError(self.dead)
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            self.dead = "the notebook's time limit was reached before this check"
-            raise RemoteError(self.dead)
+        limit = self._time_left()
+        with self._callback_listener():
+            self._send("comm_msg", {"comm_id": self.comm_id, "data": {"folder": str(self.folder), "n": n}})
+            self._wait_done(n, limit)
+
+    @contextlib.contextmanager
+    def _callback_listener(self):
+        """While a call runs, answer the learner code's calls to the check's own objects (if it holds any)."""
         stop = threading.Event()
         server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
-        if self.callbacks:  # only a call that may reach the check's own objects needs a listener
+        if self.callbacks:
             server.start()
         try:
-            self._send("comm_msg", {"comm_id": self.comm_id, "data": {"folder": str(self.folder), "n": n}})
-            self._wait_done(n, max(1.0, min(self.call_seconds, left)))
+            yield
         finally:
             stop.set()
             if server.is_alive():
