@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
@@ -66,7 +67,9 @@ def self_check(path: Path, timeout: int = 600) -> list[PartResult]:
         for extra in path.parent.glob("*.py"):  # the learner's own helper modules, if any
             if not (work / extra.name).exists():
                 shutil.copyfile(extra, work / extra.name)
-        execute(nb, work, {"MPLBACKEND": "Agg"}, Limits(cell_seconds=timeout, notebook_seconds=4 * timeout))
+        execute(
+            nb, work, {**os.environ, "MPLBACKEND": "Agg"}, Limits(cell_seconds=timeout, notebook_seconds=4 * timeout)
+        )
     return parts(nb)
 
 

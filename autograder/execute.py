@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -122,7 +121,6 @@ def execute(
     )
     client.extra_arguments = []
     client.output_limit = limits.output_bytes
-    env = {**base_env(), **env}
     start = time.perf_counter()
     try:
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -149,12 +147,6 @@ def _after_cells(client, report: ExecutionReport, limits: Limits, t0: float, aft
     checks = time.perf_counter()
     after(client, time.monotonic() + max(limits.cell_seconds, limits.notebook_seconds - (time.perf_counter() - t0)))
     report.phases["checks"] = time.perf_counter() - checks
-
-
-def base_env() -> dict[str, str]:
-    """The few variables a kernel needs; the grader's own environment is not passed on."""
-    keep = ("PATH", "LANG", "LC_ALL", "TZ")
-    return {k: os.environ[k] for k in keep if k in os.environ}
 
 
 def _stop(nb, report: ExecutionReport, index: int, ename: str, reason: str) -> None:

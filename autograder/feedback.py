@@ -162,7 +162,9 @@ def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> 
     """Write out_dir/<student>/<notebook>.html for one graded result (nbgrader generate_feedback)."""
     name, student = result.notebook, result.student_id
     path = course.root / "autograded" / student / name / f"{name}.ipynb"
-    nbformat.write(sanitize(nbformat.read(path, as_version=4), result), path)
+    clean = path.with_name(f".{path.name}.tmp")  # nbgrader leaves the file read-only: replace it
+    nbformat.write(sanitize(nbformat.read(path, as_version=4), result), clean)
+    os.replace(clean, path)
     session.generate_feedback(name, student)
     dest = out_dir / student / f"{name}.html"
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -83,7 +83,7 @@ def _private_mounts(req: dict) -> None:
     for i, path in enumerate(keep):  # set aside before /tmp and the work root are covered
         os.mkdir(f"{STAGE}/{i}")
         _mount(path, f"{STAGE}/{i}", None, _MS_BIND)
-    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777")
+    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=1777,size={req['limits']['disk_bytes']}")
     if os.path.isdir(req["work_root"]):  # (gone already if it was under /tmp)
         _mount("tmpfs", req["work_root"], "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
     for i, path in enumerate(keep):

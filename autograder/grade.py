@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, feedback, gradebook, intake, paths, preload, runlock, sandbox
+from autograder import answers, feedback, gradebook, intake, launchers, paths, runlock, sandbox
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
@@ -46,7 +46,7 @@ class Options:
     unsafe: bool = False
     limits: Limits = Limits()
     quiet: bool = False
-    isolate: bool = True  # False: the reduced sandbox (Gradescope), see sandbox.user_only_command
+    mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
 
     @property
@@ -121,8 +121,6 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
                 secret,
                 opts.work_dir,
                 opts.limits,
-                opts.unsafe,
-                opts.isolate,
             )
         )
     return todo
@@ -184,11 +182,13 @@ def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, 
         _save_state(opts.out, result, digest)
 
 
-def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder, uid_base: int) -> None:
+def run_jobs(
+    opts: Options, how: launchers.Launcher, todo: list[Job], digest: str, recorder: Recorder, uid_base: int
+) -> None:
     """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done."""
     from tqdm.auto import tqdm
 
-    if not opts.unsafe and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
+    if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
         print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
     bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
 
@@ -197,10 +197,9 @@ def run_jobs(opts: Options, todo: list[Job], digest: str, recorder: Recorder, ui
         _record_or_error(opts, recorder, result, digest, executed)
         bar.update()
 
-    fork = bool(todo) and not opts.unsafe and opts.isolate and preload.wanted()
-    with preload.running(opts.work_dir) if fork else nullcontext("") as server:
+    with how.serving(opts.work_dir) if todo else nullcontext(how.launch) as launch:
         for job in todo:
-            job.forkserver = server
+            job.launch = launch
         if opts.jobs <= 1:
             for i, job in enumerate(todo):
                 done(*_run_one(job, i, uid_base))
@@ -261,7 +260,7 @@ def _grade(opts: Options, uid_base: int) -> list[NotebookResult]:
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
     recorder = Recorder(opts, course)
-    run_jobs(opts, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
+    run_jobs(opts, how, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
     return finish(opts, recorder)
 
 
@@ -280,14 +279,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    problem = sandbox.available()
-    if problem and not args.unsafe:
+    try:
+        how = launchers.choose(args.unsafe)
+    except launchers.NoSandbox as exc:
         print(
-            f"ERROR: no sandbox: {problem}.\nLearner code would run with your privileges. "
-            "Install bubblewrap and run as root, or pass --unsafe to grade anyway.",
+            f"ERROR: no sandbox: {exc}.\nLearner code would run with your rights. Fix that, grade on "
+            "Gradescope (python -m autograder gradescope), or pass --unsafe to grade anyway.",
             file=sys.stderr,
         )
         return 2
+    if not args.quiet:
+        print(f"sandbox: {how.mode}", file=sys.stderr)
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout)
@@ -295,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         results = grade(opts)
-    except (FileNotFoundError, runlock.RunBusy) as exc:
+    except (OSError, runlock.RunBusy) as exc:  # a missing folder, one it may not write, a busy one
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))

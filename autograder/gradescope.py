@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import grade, paths, sandbox
+from autograder import grade, launchers, paths
 from autograder.results import NotebookResult, write_json_atomic
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -100,18 +99,11 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
 
 
 def _choose_sandbox(opts: grade.Options, root: Path) -> None:
-    """The full sandbox where bubblewrap works, else the reduced one, else none."""
-    forced_user = os.environ.get("AUTOGRADER_SANDBOX") == "user"  # the reduced sandbox even where bwrap works
-    problem = "AUTOGRADER_SANDBOX=user" if forced_user else sandbox.available()
-    if problem is None:
-        return
-    reduced = sandbox.user_only_problem()
-    if reduced is None:
-        print(f"NOTE: {problem}; learner code runs as its own uid without namespaces", file=sys.stderr)
-        opts.isolate, opts.work_root = False, _lock_down(root)
-    else:
-        print(f"WARNING: no sandbox ({problem}; {reduced}); grading without it", file=sys.stderr)
-        opts.unsafe = True
+    """The full sandbox where bubblewrap works, else the reduced one, else none (launchers.choose decides)."""
+    how = launchers.choose(container=True)
+    opts.mode, opts.unsafe = how.mode, not how.sandboxed
+    if how.mode == "user-only":
+        opts.work_root = _lock_down(root)
 
 
 def _lock_down(root: Path) -> Path:

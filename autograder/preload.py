@@ -20,8 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from autograder import sandbox
-from autograder.execute import base_env
-from autograder.reference import GRADING_ENV
 
 SERVER = Path(__file__).with_name("forkserver.py")
 READY_SECONDS = 120
@@ -36,15 +34,10 @@ def wanted() -> bool:
     return os.environ.get("AUTOGRADER_PRELOAD", "1") != "0"
 
 
-def server_env() -> dict[str, str]:
-    """The kernels' environment minus the per-job part: the hash seed and thread count are fixed at start."""
-    return {**base_env(), **GRADING_ENV, **sandbox.KERNEL_ENV}
-
-
 def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
     """bwrap (as root, capabilities kept: the server forks and demotes the kernels) around the server."""
     made: set[str] = set()
-    args = ["bwrap", *sandbox.ISOLATION, *sandbox.read_only_system(made)]
+    args = ["bwrap", *sandbox.ISOLATION, "--perms", "1777", "--tmpfs", "/tmp", *sandbox.read_only_system(made)]
     for d in (work_root, ipc_root):
         args += sandbox.mkdirs(str(d), made) + ["--bind", str(d), str(d)]
     for kind in ("pids", "memory", "cpu"):
@@ -65,8 +58,11 @@ def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
 
 
 @contextmanager
-def running(work_root: Path) -> Iterator[str]:
-    """Start the fork server for one grading run; yields its socket path ("" if it did not start)."""
+def running(work_root: Path, env: dict[str, str]) -> Iterator[str]:
+    """Start the fork server for one grading run; yields its socket path ("" if it did not start).
+
+    `env` is the kernels' environment: the hash seed and thread count are fixed at the server's start.
+    """
     ipc_root = Path(tempfile.mkdtemp(prefix="agf-", dir="/tmp"))
     os.chmod(ipc_root, 0o711)  # kernels reach their own socket folder; the control folder is root's
     ctl = ipc_root / "ctl"
@@ -77,7 +73,7 @@ def running(work_root: Path) -> Iterator[str]:
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     with open(ctl / "server.log", "w") as log:
         cmd = server_command(work_root, ipc_root, ctl)
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=server_env())
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
     pidfile.write_text(f"{proc.pid} {ipc_root} -")  # a killed run's next start kills it (sweep_orphans)
     try:
         try:

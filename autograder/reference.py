@@ -1,8 +1,8 @@
-"""The environment every notebook run under grading shares (small training cells)."""
+"""The environment every learner kernel starts with, in every sandbox mode: defined here only."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 GRADING_ENV = {
     "WORKBOOK_GRADING": "1",
@@ -13,7 +13,15 @@ GRADING_ENV = {
 }
 """What every run under grading shares (small training cells, one thread, a fixed hash seed)."""
 
+_PASSED_ON = ("PATH", "LANG", "LC_ALL", "TZ")  # of the grader's own environment, only these
 
-def grading_env(export_dir: Path) -> dict[str, str]:
-    """Environment of a notebook run under grading; `export_dir` is where the grader's calls are exchanged."""
-    return dict(GRADING_ENV)
+
+def home_env(home: str) -> dict[str, str]:
+    """The variables that point at the kernel's private home (and its caches and temporary files)."""
+    return {"HOME": home, "MPLCONFIGDIR": f"{home}/mpl", "IPYTHONDIR": f"{home}/ipython", "TMPDIR": home}
+
+
+def kernel_env(home: str = "/tmp") -> dict[str, str]:
+    """A learner kernel's whole environment: nothing else of the grader's is passed on."""
+    kept = {k: os.environ[k] for k in _PASSED_ON if k in os.environ}
+    return {**kept, **GRADING_ENV, **home_env(home)}

@@ -1,35 +1,29 @@
-"""The sandbox a learner's kernel runs in: bubblewrap, an unprivileged uid, no network, limits.
+"""The building blocks of the sandboxes a learner's kernel runs in (the modes are autograder.launchers).
 
-The kernel sees a read-only system (/usr, /lib, /etc, the Python installation) and two
-writable folders: its own working folder (the notebook and the helper module) and the
-exchange folder where the grader puts its calls and reads the answers (plain arrays
-and JSON). It cannot see the repository, the solutions, the course folder with the
-gradebook, or any other submission: they are not mounted. It runs as a uid of its own
-(not root, no capabilities) in new pid/net/ipc/uts namespaces, with a process cap
-(RLIMIT_NPROC, and a pids cgroup where one is writable), a memory cap (a memory cgroup
-where writable, else RLIMIT_AS), and the kernel talks to the grader over unix sockets.
-By default the kernel is not started by bwrap but forked, inside one such sandbox, from
-a server with torch already imported (autograder.preload, autograder.forkserver); the
-child then builds the same isolation itself before it becomes the kernel.
+The kernel sees a read-only system (/usr, /lib, /etc, the Python installation) and
+only its own folders writable: its working folder (the notebook and the helper module),
+the exchange folder where the grader puts its calls and reads the answers (plain arrays
+and JSON), its socket folder and a private, size-limited /tmp. It cannot see the
+repository, the solutions, the course folder with the gradebook, the home folder or any
+other submission: they are not mounted. It runs in new pid/net/ipc/uts namespaces
+with no capabilities, behind a seccomp filter, under process, file-size, CPU-time and
+memory limits: as root, as a uid of its own with cgroups where writable; as an ordinary
+user, in bubblewrap's unprivileged user namespace (no nested one allowed).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
-
 from autograder.limits import Limits
+from autograder.reference import home_env
 
 SANDBOX_UID = 60000
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -38,28 +32,66 @@ RELAY = Path(__file__).with_name("kernel_relay.py")
 _SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc", "/sbin"]
 
 
-class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or cannot create namespaces here."""
-
-
 def available() -> str | None:
-    """None when the full sandbox (bubblewrap) can run here, else the reason it cannot."""
+    """None when a full sandbox (bubblewrap, as root or in a user namespace) can run here, else why not."""
     if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
-    if os.geteuid() != 0:
-        return "the sandbox drops to a dedicated uid, which needs the grader to run as root"
-    return _bwrap_problem()
+        return (
+            "bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: sudo apt-get install bubblewrap; "
+            "Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), or grade on Gradescope"
+        )
+    return _bwrap_problem(os.geteuid() != 0)
+
+
+def mode_problem(mode: str) -> str | None:
+    """None when the named mode can run here, else why not."""
+    if mode == "unsafe":
+        return None
+    if mode == "user-only":
+        return user_only_problem()
+    if mode in ("bwrap", "forkserver") and os.geteuid() != 0:
+        return f"the {mode} mode gives each job a uid of its own, which needs root; as a user, use rootless"
+    if mode == "rootless" and os.geteuid() == 0:
+        return "the rootless mode is for an ordinary user; as root the bwrap and forkserver modes are stronger"
+    return available()
 
 
 @functools.cache
-def _bwrap_problem() -> str | None:
-    """None if bubblewrap can create its namespaces here (containers often forbid it)."""
-    probe = ["bwrap", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc", "true"]
+def _bwrap_problem(rootless: bool) -> str | None:
+    """None if bubblewrap can create its namespaces here (containers and some distributions forbid it)."""
+    user = ["--unshare-user", "--disable-userns"] if rootless else []
+    probe = ["bwrap", "--unshare-all", *user, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    probe += ["--size", "1048576", "--tmpfs", "/tmp", "true"]
     try:
         run = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap did not run: {exc}"
-    return None if run.returncode == 0 else f"bubblewrap cannot create namespaces here: {run.stderr.strip()[:200]}"
+    if run.returncode == 0:
+        return None
+    said = run.stderr.strip()[:300]
+    if not rootless:
+        return f"bubblewrap cannot create namespaces here ({said}); in a container, grade on Gradescope's path"
+    return f"bubblewrap cannot create an unprivileged user namespace here ({said}). {_userns_advice()}"
+
+
+def _userns_advice() -> str:
+    """What to enable so that an ordinary user gets namespaces, from this system's own settings."""
+
+    def read(path: str) -> str:
+        try:
+            return Path(path).read_text().strip()
+        except OSError:
+            return ""
+
+    if read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+        return "Enable them: sudo sysctl kernel.unprivileged_userns_clone=1 (Debian)"
+    if read("/proc/sys/user/max_user_namespaces") == "0":
+        return "Enable them: sudo sysctl user.max_user_namespaces=15000"
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+        return (
+            "AppArmor restricts them (Ubuntu 24.04+): install Ubuntu's bwrap profile (apparmor-profiles: "
+            "bwrap-userns-restrict) or sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0"
+        )
+    return "Grade as root, in a Linux VM with user namespaces, or on Gradescope"
 
 
 def user_only_problem() -> str | None:
@@ -70,7 +102,6 @@ def user_only_problem() -> str | None:
     return f"{', '.join(missing)} not installed (util-linux)" if missing else None
 
 
-@functools.cache
 def _python_dirs() -> list[str]:
     """Folders the kernel needs to run Python and import the installed packages."""
     dirs = {
@@ -126,21 +157,27 @@ def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
 ISOLATION = [
     "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
-    "--perms", "1777", "--tmpfs", "/tmp",
     # in a pid namespace the kernel's parent looks like init: don't let it quit
     "--unsetenv", "JPY_PARENT_PID",
 ]
 # fmt: on
-KERNEL_ENV = {"HOME": "/tmp", "MPLCONFIGDIR": "/tmp/mpl", "IPYTHONDIR": "/tmp/ipython", "TMPDIR": "/tmp"}
-_ENV = [arg for key, value in KERNEL_ENV.items() for arg in ("--setenv", key, value)]
+
+
+def private_tmp(limits: Limits) -> list[str]:
+    """A private /tmp, a tmpfs as large as the job's disk limit (tmpfs is memory a user could fill)."""
+    return ["--perms", "1777", "--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
+
+
+def _limits(limits: Limits) -> list[str]:
+    """prlimit for the job's processes, file size, CPU time and core dumps, then the command."""
+    cpu = limits.notebook_seconds * 2  # a backstop: the grader stops the notebook at its wall-clock limit
+    return ["prlimit", f"--nproc={limits.processes}", "--core=0", f"--fsize={limits.file_bytes}", f"--cpu={cpu}", "--"]
 
 
 def _drop_privileges(uid: int, limits: Limits) -> list[str]:
-    """setpriv to the sandbox uid with no capabilities, then per-user process and core limits."""
+    """setpriv to the sandbox uid with no capabilities, then the limits."""
     drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
-    drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    prlimit = ["prlimit", f"--nproc={limits.processes}", "--core=0", f"--fsize={limits.file_bytes}", "--"]
-    return drop + prlimit
+    return drop + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"] + _limits(limits)
 
 
 def read_only_system(made: set[str]) -> list[str]:
@@ -155,18 +192,23 @@ def read_only_system(made: set[str]) -> list[str]:
     return args
 
 
-def bwrap_command(work: Path, export: Path, ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
-    """The full command: join cgroups, then bwrap, then drop to uid, then the kernel."""
+def bwrap_command(job, kernel_cmd: list[str], rootless: bool) -> list[str]:
+    """bwrap around the kernel: the job's folders only, then (as root) drop to its uid; the limits.
+
+    rootless: bubblewrap makes an unprivileged user namespace (and forbids another one
+    inside it); the kernel keeps the user's uid there, with no capabilities.
+    """
     made: set[str] = set()
-    args = ["bwrap", *ISOLATION, *read_only_system(made)]
-    for d in (work, export, ipc):
+    user = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"] if rootless else []
+    args = ["bwrap", *ISOLATION, *user, *private_tmp(job.limits), *read_only_system(made)]
+    for d in (job.work, job.export, job.ipc):
         args += mkdirs(str(d), made) + ["--bind", str(d), str(d)]
-    args += ["--ro-bind", str(work / "workbook.py"), str(work / "workbook.py")]
-    args += ["--chdir", str(work), *_ENV, "--"]
-    return args + _drop_privileges(uid, limits) + kernel_cmd
+    args += ["--ro-bind", str(job.work / "workbook.py"), str(job.work / "workbook.py")]
+    args += ["--chdir", str(job.work), "--"]
+    return args + (_limits(job.limits) if rootless else _drop_privileges(job.uid, job.limits)) + kernel_cmd
 
 
-def _job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None, Path | None]:
+def job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None, Path | None]:
     """The job's pids, memory and cpu cgroups (None where cgroups are not writable here)."""
     return (
         _cgroup("pids", name, {"pids.max": str(limits.processes)}),
@@ -175,33 +217,38 @@ def _job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None, P
     )
 
 
-def _cgroup_prefix(name: str, groups: tuple[Path | None, ...], limits: Limits, pidfile: Path, ipc: Path) -> list[str]:
-    """sh -c that notes its pid, joins the pids/memory cgroups (or sets RLIMIT_AS), then execs."""
-    # the pid file, written as root where the kernel cannot reach, lets a later run kill an orphan
-    steps = [f"echo $$ {ipc} {name} > {pidfile}"] + [f"echo $$ > {g}/cgroup.procs" for g in groups if g]
-    steps += [] if groups[1] else [f"prlimit --pid $$ --as={limits.memory_bytes}"]
+def cgroup_prefix(job, groups: tuple[Path | None, ...]) -> list[str]:
+    """sh -c that notes its pid, joins the job's cgroups (or sets RLIMIT_AS), then execs the rest."""
+    # the pid file, where the kernel cannot reach, lets a later run kill an orphan
+    steps = [f"echo $$ {job.ipc} {job.name} > {job.pidfile}"] + [f"echo $$ > {g}/cgroup.procs" for g in groups if g]
+    steps += [] if groups[1] else [f"prlimit --pid $$ --as={job.limits.memory_bytes}"]
     return ["sh", "-c", "; ".join(steps) + '; exec "$@"', "sandbox"]
 
 
-def user_only_command(ipc: Path, limits: Limits, uid: int, kernel_cmd: list[str]) -> list[str]:
-    """The reduced sandbox: no namespaces, only a uid of its own with a private home in `ipc`."""
-    home = [f"HOME={ipc}", f"MPLCONFIGDIR={ipc}/mpl", f"IPYTHONDIR={ipc}/ipython", f"TMPDIR={ipc}"]
-    return ["env", *home] + _drop_privileges(uid, limits) + kernel_cmd
+def user_only_command(job, kernel_cmd: list[str]) -> list[str]:
+    """The reduced sandbox: no namespaces, only a uid of its own with a private home in its socket folder."""
+    home = [f"{key}={value}" for key, value in home_env(str(job.ipc)).items()]
+    return ["env", *home] + _drop_privileges(job.uid, job.limits) + kernel_cmd
 
 
-def _fork_request(work: Path, export: Path, limits: Limits, uid: int, groups, connection_file: str) -> dict:
+def fork_request(job, groups, connection_file: str) -> dict:
     """What the fork server needs to start this job's kernel (see autograder.forkserver)."""
+    limits = job.limits
     return {
         "connection_file": connection_file,
-        "work": str(work),
-        "export": str(export),
-        "ipc": str(Path(connection_file).parent),
-        "work_root": str(work.parent.parent),  # work is WORK_ROOT/<learner>/<notebook>
-        "uid": uid,
+        "work": str(job.work),
+        "export": str(job.export),
+        "ipc": str(job.ipc),
+        "work_root": str(job.work.parent.parent),  # work is WORK_ROOT/<learner>/<notebook>
+        "uid": job.uid,
         "cgroups": [str(g) for g in groups if g],
         "memory_cgroup": groups[1] is not None,
-        "limits": {"processes": limits.processes, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes},
-        "env": KERNEL_ENV,
+        "limits": {
+            "processes": limits.processes,
+            "memory_bytes": limits.memory_bytes,
+            "file_bytes": limits.file_bytes,
+            "disk_bytes": limits.disk_bytes,
+        },
         # Python installed under /tmp (a venv in a checkout there) must survive the private /tmp
         "read_only": _outermost(d for d in _python_dirs() if d.startswith("/tmp/")),
     }
@@ -213,58 +260,15 @@ def _outermost(dirs) -> list[str]:
     return [d for d in dirs if not any(d.startswith(other.rstrip("/") + "/") for other in dirs)]
 
 
-def kernel_manager_class(
-    work: Path, export: Path, limits: Limits, uid: int = SANDBOX_UID, isolate: bool = True, forkserver: str = ""
-):
-    """An AsyncKernelManager class whose kernels start inside the sandbox for this job.
-
-    isolate=False is the reduced sandbox (Gradescope's containers forbid namespaces): the
-    caller must make everything the learner may not read unreadable to other users.
-    forkserver: the socket of a running preload server (autograder.preload); the kernel is
-    then forked from it, already sandboxed, instead of started by bwrap.
-    """
-    for d in (work, export):
-        os.chown(d, uid, uid)
+def hand_over(job) -> None:
+    """Give the job's folders (all but the read-only helper) to its uid, readable by nobody else."""
+    for d in (job.work, job.export):
+        os.chown(d, job.uid, job.uid)
         os.chmod(d, 0o700)
         for child in d.iterdir():
             if child.name != "workbook.py":
-                os.chown(child, uid, uid)
-    # unix socket paths are limited to ~107 bytes: keep them short, under /tmp
-    ipc = Path(tempfile.mkdtemp(prefix="agk-", dir=Path(forkserver).parent.parent if forkserver else "/tmp"))
-    os.chown(ipc, uid, uid)
-    name = f"autograder-{uuid.uuid4().hex[:12]}"
-    pidfile = work.with_name(f"{work.name}.kernel-pid")
-
-    class SandboxKernelManager(AsyncKernelManager):
-        """Starts the kernel in the sandbox and connects over unix sockets in `ipc`."""
-
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.transport = "ipc"
-            self.ip = str(ipc / "kernel")
-            self.connection_file = str(ipc / "connection.json")
-
-        def format_kernel_cmd(self, extra_arguments=None):
-            os.chown(self.connection_file, uid, uid)  # the kernel's uid must read its key
-            groups = _job_cgroups(name, limits)
-            if forkserver:  # the server starts the kernel itself: no kernel command to wrap
-                request = _fork_request(work, export, limits, uid, groups, self.connection_file)
-                inner = [sys.executable, "-I", "-S", str(RELAY), forkserver, json.dumps(request)]
-            elif isolate:
-                kernel = with_seccomp(ipc, super().format_kernel_cmd(extra_arguments))
-                inner = bwrap_command(work, export, ipc, limits, uid, kernel)
-            else:
-                kernel = with_seccomp(ipc, super().format_kernel_cmd(extra_arguments))
-                inner = user_only_command(ipc, limits, uid, kernel)
-            return _cgroup_prefix(name, groups, limits, pidfile, ipc) + inner
-
-        @staticmethod
-        def release() -> bool:
-            """Remove this job's cgroups and socket folder; True if the memory limit was hit."""
-            pidfile.unlink(missing_ok=True)
-            return release_job(name, ipc)
-
-    return SandboxKernelManager
+                os.chown(child, job.uid, job.uid)
+    os.chown(job.ipc, job.uid, job.uid)
 
 
 def remove_tree(path: Path) -> None:

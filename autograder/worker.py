@@ -10,14 +10,15 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, paths, sandbox
+from autograder import answers, launchers, paths, sandbox
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import Harness, TrustedVerdict
+from autograder.launchers import Launch
 from autograder.limits import Limits
 from autograder.rebuild import rebuild
-from autograder.reference import grading_env
+from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
 from autograder.results import NotebookResult, TestResult
 
@@ -35,9 +36,7 @@ class Job:
     secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
     work_root: Path
     limits: Limits
-    unsafe: bool = False
-    isolate: bool = True  # False: the reduced sandbox (own uid, no namespaces)
-    forkserver: str = ""  # socket of the run's kernel fork server (autograder.preload), if any
+    launch: Launch = Launch("unsafe")  # the sandbox mode its kernel starts in (autograder.launchers)
 
 
 HOST_FAILURE = "the kernel did not start"
@@ -95,15 +94,13 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdic
 
 
 def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
-    """Execute the notebook in the sandbox (or unsandboxed with --unsafe), then `after(client)`."""
-    manager = (
-        None if job.unsafe else sandbox.kernel_manager_class(work, export, job.limits, uid, job.isolate, job.forkserver)
-    )
+    """Execute the notebook in the job's sandbox mode, then `after(client)`."""
+    manager = launchers.manager_class(job.launch, work, export, job.limits, uid)
     memory_hit = False
     watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:
         with watch:
-            report = execute(nb, work, grading_env(export), job.limits, kernel_manager_class=manager, after=after)
+            report = execute(nb, work, kernel_env(), job.limits, kernel_manager_class=manager, after=after)
     finally:
         if manager is not None:
             memory_hit = manager.release()

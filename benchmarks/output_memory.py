@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from autograder.execute import execute  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
+from autograder.reference import kernel_env  # noqa: E402
 
 FLOOD = """
 import sys
@@ -53,7 +54,7 @@ def main() -> int:
     before = peak_mb()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        execute(nb, Path(tmp), {}, Limits(cell_seconds=300))
+        execute(nb, Path(tmp), kernel_env(), Limits(cell_seconds=300))
     size = len(json.dumps(nb))
     print(f"streamed {args.megabytes} MB + 5 x 50 MB display updates in {time.perf_counter() - t0:.1f} s")
     print(f"grader peak RSS: {before:.0f} MB before, {peak_mb():.0f} MB after; executed notebook {size / 2**20:.2f} MB")

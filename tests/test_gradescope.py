@@ -17,6 +17,7 @@ from support import make_submission
 
 from autograder import answers, paths, sandbox
 from autograder.gradescope import build_zip
+from autograder.launchers import KernelJob
 from autograder.limits import Limits
 
 NB01 = "01_scaled_dot_product_attention"
@@ -113,7 +114,8 @@ def _uid_cannot_run_python() -> str | None:
     problem = sandbox.user_only_problem()
     if problem:
         return problem
-    probe = sandbox.user_only_command(Path("/tmp"), Limits(), 60999, [sys.executable, "-c", "import ipykernel"])
+    job = KernelJob(Path("/tmp"), Path("/tmp"), Path("/tmp"), Limits(), 60999, "probe", Path("/dev/null"))
+    probe = sandbox.user_only_command(job, [sys.executable, "-c", "import ipykernel"])
     if subprocess.run(probe, capture_output=True).returncode:  # as the kernel will run: no capabilities
         return f"another uid cannot run {sys.executable} here (a folder above it is private)"
     return None

@@ -15,7 +15,7 @@ from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import Harness, _SecretSeeds, derive_seed, forbidden_rules, free_names
 from autograder.limits import Limits
-from autograder.reference import GRADING_ENV
+from autograder.reference import kernel_env
 from autograder.remote import KernelLink
 
 BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]
@@ -116,7 +116,7 @@ def test_a_failing_check_changes_no_other_check(name, tmp_path):
                     cell.source = _inject_failure(cell.source)
             outcomes[test] = Harness(variant, sources, link, secret).run()
 
-    execute(nb, work, dict(GRADING_ENV), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
+    execute(nb, work, kernel_env(), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
     assert all(v.passed for v in outcomes["baseline"].values()), outcomes["baseline"]
     for test in tests:
         verdicts = outcomes[test]
