@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,27 +68,54 @@ class Course:
         shutil.copyfile(paths.source_notebook(name, solutions), folder / f"{name}.ipynb")
         shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
 
-    def nbgrader(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        """Run an nbgrader sub-command in the course folder; raise with its log on failure."""
-        run_env = {**os.environ, **(env or {})}
-        # nbgrader calls the `alembic` script of its own environment
-        run_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), run_env.get("PATH", "")])
-        run_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), run_env.get("PYTHONPATH")]))
-        proc = subprocess.run(
-            [sys.executable, "-m", "nbgrader", *args],
-            cwd=self.root,
-            env=run_env,
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            raise NbgraderError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-        return proc
+    def generate_assignments(self, names: list[str]) -> None:
+        """nbgrader generate_assignment, in this process, for each name: student versions in release/<name>/.
+
+        nbgrader's own API on a configuration read afresh from this course's config file (no
+        traitlets state is shared between calls or courses); the sources must be in place.
+        """
+        import nbgrader.api
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        extra = Config()
+        extra.Exchange.root = str(self.root / ".exchange")  # never the machine's /srv/nbgrader/exchange
+        extra.NbGraderAPI.log_level = "WARN"
+        config.merge(extra)
+        asks_alembic = nbgrader.api.get_alembic_version
+        nbgrader.api.get_alembic_version = alembic_head  # a new gradebook's schema version, without a subprocess
+        try:
+            api = NbGraderAPI(config=config)
+            for name in names:
+                outcome = api.generate_assignment(name, force=True, create=True)
+                if not outcome.get("success"):
+                    log = f"{outcome.get('log', '')[-3000:]}{outcome.get('error', '')[-3000:]}"
+                    raise NbgraderError(f"nbgrader generate_assignment {name} failed:\n{log}")
+        finally:
+            nbgrader.api.get_alembic_version = asks_alembic
 
     def generate_assignment(self, name: str) -> Path:
-        """nbgrader generate_assignment: the student version in release/<name>/."""
-        self.nbgrader("generate_assignment", name, "--force", "--log-level=WARN")
+        """nbgrader generate_assignment of one notebook: the student version in release/<name>/."""
+        self.generate_assignments([name])
         return self.root / "release" / name / f"{name}.ipynb"
+
+
+@functools.cache
+def alembic_head() -> str:
+    """The schema version nbgrader stamps a new gradebook with, read from its own migration scripts.
+
+    nbgrader asks a subprocess (`alembic heads`, seconds: a Python that imports SQLAlchemy
+    and alembic) for the same answer.
+    """
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_current_head()
 
 
 class NbgraderError(RuntimeError):

@@ -230,11 +230,19 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
 
 
 def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
-    """The course folder (nbgrader release); cached in opts.out."""
+    """The course folder, set up for the notebooks needed: those graded now and any a killed run left unrecorded.
+
+    The set-up comes from the machine's course cache (autograder.coursecache) into opts.out/.course.
+    """
     names = paths.notebook_names()
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
     course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
-    gradebook.prepare(course, names)
+    unrecorded = {
+        s["result"]["notebook"]
+        for s in _load_state(opts.out).values()
+        if s["result"]["status"] == "graded" and not s.get("recorded")
+    }
+    gradebook.prepare(course, sorted((set(needed) | unrecorded) & set(names)))
     return course, digest
 
 

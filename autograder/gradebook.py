@@ -10,6 +10,7 @@ exports and the feedback all show the final grade.
 
 from __future__ import annotations
 
+import json
 import shutil
 import warnings
 from pathlib import Path
@@ -17,22 +18,38 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder import paths
-from autograder.course import COURSE_ID, Course, NbgraderError, sources_digest
-from autograder.results import NotebookResult
+from autograder import coursecache, paths
+from autograder.course import COURSE_ID, Course, NbgraderError
+from autograder.results import NotebookResult, write_json_atomic
 
 
 def prepare(course: Course, names: list[str]) -> None:
-    """Config, sources and generate_assignment (once per version of the sources)."""
+    """Config, then sources, student versions and gradebook entries of these notebooks (only these).
+
+    A new course folder gets them from the machine's course cache (autograder.coursecache:
+    built once per version of the sources); one whose gradebook already exists has a
+    notebook that is new or changed generated in place, by nbgrader, so that nbgrader
+    updates its own records. `.prepared.json` holds each notebook's cache key.
+    """
     course.write_config()
-    stamp = course.root / ".sources-digest"
-    digest = sources_digest(names)
-    if stamp.exists() and stamp.read_text() == digest:
+    stamp = course.root / ".prepared.json"
+    try:
+        prepared = json.loads(stamp.read_text()) if course.db_path.exists() else {}
+    except (OSError, ValueError):
+        prepared = {}
+    prepared = prepared if isinstance(prepared, dict) else {}
+    wanted = {name: coursecache.key([name]) for name in names}
+    stale = [name for name in names if prepared.get(name) != wanted[name]]
+    if not stale:
         return
-    for name in names:
-        course.add_source(name)
-        course.generate_assignment(name)
-    stamp.write_text(digest)
+    if course.db_path.exists():
+        for name in stale:
+            course.add_source(name)
+        course.generate_assignments(stale)
+    else:
+        coursecache.materialise(stale, course.root)
+    prepared.update({name: wanted[name] for name in stale})
+    write_json_atomic(stamp, prepared)
 
 
 def release_path(course: Course, name: str) -> Path:
@@ -82,20 +99,16 @@ class Session:
 
 
 def reconcile(course: Course, results: list[NotebookResult]) -> None:
-    """Read nbgrader's verdicts, combine them with the trusted ones, store the final scores."""
+    """Store each test's points (decided by autograder.scoring) as nbgrader's manual score; keep nbgrader's view."""
     with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
         for result in results:
             for test in result.tests:
                 grade = _find(gb, result, test.name)
-                if grade is None:
-                    result.flags.append(f"{test.name}: missing from the nbgrader gradebook; scored 0")
-                test.nbgrader_passed = bool(
-                    grade and grade.auto_score is not None and grade.auto_score >= grade.max_score
-                )
-                _settle(result, test)
-                if grade is not None:
-                    grade.manual_score = test.score
-            result.total()
+                if grade is None:  # not a scoring matter: the points stand, nbgrader's copy of them is missing
+                    result.errors.append(f"{test.name}: missing from the nbgrader gradebook; its points are not there")
+                    continue
+                test.nbgrader_passed = grade.auto_score is not None and grade.auto_score >= grade.max_score
+                grade.manual_score = test.score
         gb.db.commit()
 
 
@@ -104,10 +117,3 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
         return gb.find_grade(test, result.notebook, result.notebook, result.student_id)
     except MissingEntry:
         return None
-
-
-def _settle(result: NotebookResult, test) -> None:
-    """The score is the trusted verdict's: nbgrader's (from the kernel's visible run) is kept for the record."""
-    passed = bool(test.trusted_passed)
-    test.score = test.max_score if passed else 0.0
-    test.status = "passed" if passed else "failed"

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import colab, paths
-from autograder.course import Course
+from autograder import colab, coursecache, paths
 
 BUNDLE_NAME = "attention-workbook-student.zip"
 
@@ -27,17 +26,14 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: Path = paths.SOLUTIONS) -> list[Path]:
-    """Generate every student notebook (nbgrader generate_assignment) into out_dir."""
+    """Write every student notebook (nbgrader generate_assignment, via the course cache) into out_dir."""
     names = names or paths.notebook_names(solutions)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
-        course = Course(Path(tmp))
-        course.write_config()
+        coursecache.materialise(names, Path(tmp), solutions)
         for name in names:
-            course.add_source(name, solutions)
-            generated = course.generate_assignment(name)
-            nb = normalise(nbformat.read(generated, as_version=4))
+            nb = normalise(nbformat.read(Path(tmp) / "release" / name / f"{name}.ipynb", as_version=4))
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)
             written.append(target)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -13,7 +14,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import catalogue_entries, make_submission  # noqa: E402
 
-from autograder import grade, paths, release, sandbox  # noqa: E402
+from autograder import coursecache, grade, paths, release, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 NAMES = paths.notebook_names()
@@ -24,6 +25,16 @@ def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     """Grade a folder; results keyed by 'student/notebook'."""
     opts = grade.Options(submissions, out, jobs=jobs, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)
     return {r.key: r for r in grade.grade(opts)}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def course_cache(tmp_path_factory) -> Iterator[Path]:
+    """One course cache for the whole session, empty at its start: each set-up is built once, then shared
+    by every release and grading run (subprocesses included, through the environment)."""
+    folder = tmp_path_factory.mktemp("course-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(coursecache.CACHE_ENV, str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")
