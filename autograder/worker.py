@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, launchers, paths, sandbox
+from autograder import answers, launchers, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
@@ -20,7 +20,7 @@ from autograder.limits import Limits
 from autograder.rebuild import rebuild
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
-from autograder.results import NotebookResult, TestResult
+from autograder.results import NotebookResult
 
 
 @dataclass
@@ -114,24 +114,6 @@ def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
     return report
 
 
-def _score_tests(source, kernel: dict, trusted: dict[str, TrustedVerdict], reason: str, result: NotebookResult) -> None:
-    """A test's points come from its trusted verdict only; the kernel's own run is informational."""
-    graded = [c for c in source.cells if answers.is_test(c)]
-    for cell in graded:
-        test = answers.grade_id(cell)
-        points = float(cell.metadata.nbgrader.get("points", 0))
-        verdict = trusted.get(test) or TrustedVerdict(False, reason or "the notebook did not run to its checks")
-        for finding in verdict.flags:
-            if f"forbidden: {finding}" not in result.flags:
-                result.flags.append(f"forbidden: {finding}")
-        k_ok = kernel.get(test, (False, ""))[0]
-        score = points if verdict.passed else 0.0
-        status = "passed" if verdict.passed else "failed"
-        hidden = "### BEGIN HIDDEN TESTS" in cell.source
-        result.tests.append(TestResult(test, score, points, status, verdict.message, hidden, k_ok, verdict.passed))
-    result.total()
-
-
 def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
     """Grade one submission; returns the result and the executed (graded) notebook."""
     t0 = time.perf_counter()
@@ -154,7 +136,7 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
         result.errors.append(f"host: {report.reason} (it will be graded again by the next run)")
     elif report.stopped_at is not None:
         result.errors.append(report.reason)
-    _score_tests(source, in_kernel_verdicts(nb), verdicts, report.reason, result)
+    scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), verdicts, report.reason), result)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
     for cell in nb.cells:  # nbgrader reads a number a test cell shows as partial credit: only text stays

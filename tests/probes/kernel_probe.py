@@ -15,6 +15,22 @@ def _ls(path):
         return type(_e).__name__
 
 
+def _works(*command):
+    """True when the command succeeds (the sandbox should make these fail)."""
+    try:
+        return _subprocess.run(command, capture_output=True, timeout=30).returncode == 0
+    except OSError:
+        return False
+
+
+def _signal(pid):
+    try:
+        _os.kill(pid, 0)
+        return "delivered"
+    except OSError as _e:
+        return type(_e).__name__
+
+
 _planted = _os.path.exists("/tmp/left-by-an-earlier-job")
 open("/tmp/left-by-an-earlier-job", "w").write("x")
 _subprocess.Popen(["sleep", "300"])  # left running on purpose: the grader must kill it
@@ -29,6 +45,12 @@ _probe = {
     "learner_folder": _ls(".."),
     "work_root": _ls("../.."),
     "planted": _planted,
+    # filled in by tests/test_rootless.py: folders of the instructor's, and the grader's pid
+    "seen": {_p: _os.path.exists(_p) for _p in "__SECRETS__".split("|") if not _p.startswith("__")},
+    "signal_grader": _signal(int("__GRADER_PID__")) if "__GRADER_PID__".isdigit() else "",
+    "pids_visible": sorted(int(_p) for _p in _os.listdir("/proc") if _p.isdigit()),
+    "new_userns": _works("unshare", "--user", "true"),
+    "mount": _works("unshare", "--user", "--map-root-user", "mount", "-t", "tmpfs", "none", "/tmp"),
 }
 print("PROBE" + _json.dumps(_probe))
 

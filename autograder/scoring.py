@@ -1,0 +1,67 @@
+"""Points and flags from what grading established: decided here, once; later stages only store them.
+
+A worker gathers facts about one notebook (the learner kernel's own run of the visible
+tests, the trusted verdicts of every test cell judged in the grader, why the run stopped
+early if it did) and `score` turns them into per-test points and structured flags.
+The gradebook stage copies the points into nbgrader; nothing downstream re-decides them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder import answers
+from autograder.harness import TrustedVerdict
+from autograder.results import NotebookResult, TestResult
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something an instructor should look at: its kind, and what exactly."""
+
+    kind: str  # "forbidden", "edited", ...
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+@dataclass
+class Facts:
+    """What grading one notebook established, before any point is given."""
+
+    kernel: dict[str, tuple[bool, str]]  # per test: passed in the learner's kernel, its message (informational)
+    trusted: dict[str, TrustedVerdict]  # per test: judged in the grader (the only source of points)
+    reason: str = ""  # why the notebook stopped early, if it did
+    flags: list[Flag] = field(default_factory=list)
+
+
+def score(source, facts: Facts, result: NotebookResult) -> None:
+    """Fill result's tests, points and flags: a test's points come from its trusted verdict alone."""
+    flags = list(facts.flags)
+    for cell in source.cells:
+        if not answers.is_test(cell):
+            continue
+        test = answers.grade_id(cell)
+        points = float(cell.metadata.nbgrader.get("points", 0))
+        verdict = facts.trusted.get(test) or TrustedVerdict(
+            False, facts.reason or "the notebook did not run to its checks"
+        )
+        flags += [Flag("forbidden", finding) for finding in verdict.flags]
+        passed = verdict.passed
+        hidden = "### BEGIN HIDDEN TESTS" in cell.source
+        in_kernel = facts.kernel.get(test, (False, ""))[0]
+        result.tests.append(
+            TestResult(
+                test,
+                points if passed else 0.0,
+                points,
+                "passed" if passed else "failed",
+                verdict.message,
+                hidden,
+                in_kernel,
+                passed,
+            )
+        )
+    result.flags += [str(f) for f in dict.fromkeys(flags) if str(f) not in result.flags]
+    result.total()
