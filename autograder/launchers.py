@@ -220,7 +220,7 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
         @staticmethod
         def release() -> bool:
             """Remove this job's cgroups and socket folder; True if the memory limit was hit."""
-            job.pidfile.unlink(missing_ok=True)
+            sandbox.kill_recorded(job.pidfile)  # where no cgroup holds the job, its sandbox's outer process does
             return sandbox.release_job(job.name, ipc)
 
     return SandboxKernelManager

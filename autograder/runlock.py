@@ -19,7 +19,8 @@ from pathlib import Path
 FIRST_UID = 100_000
 BLOCK = 1_000
 BLOCKS = 64
-LOCK_DIR = Path(os.environ.get("AUTOGRADER_LOCK_DIR", Path(tempfile.gettempdir()) / "autograder-locks"))
+_USER = "" if os.geteuid() == 0 else f"-{os.geteuid()}"  # root's runs share one; a user's are their own
+LOCK_DIR = Path(os.environ.get("AUTOGRADER_LOCK_DIR", Path(tempfile.gettempdir()) / f"autograder-locks{_USER}"))
 
 
 class RunBusy(RuntimeError):

@@ -13,6 +13,7 @@ user, in bubblewrap's unprivileged user namespace (no nested one allowed).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -315,6 +316,18 @@ def _still_running(pid: str, ipc: str) -> bool:
             return ipc.encode() in fh.read()
     except OSError:
         return False
+
+
+def kill_recorded(pidfile: Path) -> None:
+    """Kill the sandbox whose outer process the pid file names (bwrap takes its namespace with it)."""
+    try:
+        fields = pidfile.read_text().split()
+    except OSError:
+        return
+    if len(fields) == 3 and _still_running(fields[0], fields[1]):
+        with contextlib.suppress(OSError):
+            os.kill(int(fields[0]), 9)
+    pidfile.unlink(missing_ok=True)
 
 
 def sweep_orphans(work_root: Path) -> int:

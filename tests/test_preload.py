@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,13 @@ from autograder import grade, preload
 from autograder.limits import Limits
 from autograder.sandbox import SANDBOX_UID
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}"),
+    pytest.mark.skipif(
+        os.geteuid() != 0, reason="the fork server is a root mode (a uid per job); test_rootless.py covers a user"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 NB01 = "01_scaled_dot_product_attention"
 PROBE = Path(__file__).parent / "probes" / "kernel_probe.py"
