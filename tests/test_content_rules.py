@@ -1,0 +1,238 @@
+"""Content rules of the notebooks: what learners read is self-contained, follows one template,
+keeps cells short, and states every rule a hidden check enforces."""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+import nbformat
+import pytest
+from conftest import NAMES
+
+from autograder import answers, paths
+
+# Words that point to documents learners do not have (the course material the workbook was built from).
+MISSING_DOCUMENTS = re.compile(r"\b(seed|the lab|assessment exercises?)\b", re.IGNORECASE)
+CHECK_METHODS = {"close", "equal", "true", "raises", "forbidden", "untouched"}
+HIDDEN_BLOCK = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+MAX_CODE_LINES = 40
+# Cells still over MAX_CODE_LINES (folder, notebook, cell id) -> their length when this test was written.
+# The list may only shrink: a listed cell may not grow, and no other cell may pass the limit.
+KNOWN_LONG: dict[tuple[str, str, str], int] = {
+    ('solutions', '01_scaled_dot_product_attention', '039c64a6'): 52,
+    ('solutions', '02_masks', '6b3b93ea'): 44,
+    ('solutions', '02_masks', '7c7c2884'): 45,
+    ('solutions', '03_multi_head_attention', 'b72c1804'): 44,
+    ('solutions', '03_multi_head_attention', '2802378a'): 43,
+    ('solutions', '03_multi_head_attention', '69ab4045'): 41,
+    ('solutions', '03_multi_head_attention', 'caf316f0'): 56,
+    ('solutions', '03_multi_head_attention', 'dbc60da2'): 43,
+    ('solutions', '04_positional_encoding', 'b5e65abd'): 67,
+    ('solutions', '04_positional_encoding', '68b31691'): 56,
+    ('solutions', '05_encoder_classifier', 'c1e736b9'): 44,
+    ('solutions', '05_encoder_classifier', 'cc3c4d29'): 89,
+    ('solutions', '05_encoder_classifier', 'ff5fc442'): 41,
+    ('solutions', '05_encoder_classifier', 'd4ff2124'): 48,
+    ('solutions', '05_encoder_classifier', 'e2cd6e30'): 42,
+    ('solutions', '05_encoder_classifier', 'e8365694'): 59,
+    ('solutions', '05_encoder_classifier', '3bdef721'): 70,
+    ('solutions', '05_encoder_classifier', 'b6f2a8e1'): 42,
+    ('solutions', '06_rnn_seq2seq_attention', '97917834'): 81,
+    ('solutions', '06_rnn_seq2seq_attention', 'c1fe36c3'): 63,
+    ('solutions', '06_rnn_seq2seq_attention', 'fbc81f28'): 50,
+    ('solutions', '06_rnn_seq2seq_attention', 'd8c6155e'): 85,
+    ('solutions', '06_rnn_seq2seq_attention', '9dc9b62b'): 59,
+    ('solutions', '06_rnn_seq2seq_attention', 'bcfda0a2'): 55,
+    ('solutions', '07_transformer_seq2seq', 'c2878559'): 80,
+    ('solutions', '07_transformer_seq2seq', 'abef3f87'): 50,
+    ('solutions', '07_transformer_seq2seq', 'f85168e7'): 78,
+    ('solutions', '07_transformer_seq2seq', 'b7682e9b'): 63,
+    ('solutions', '07_transformer_seq2seq', '53d8e61f'): 41,
+    ('solutions', '07_transformer_seq2seq', '02055c8e'): 83,
+    ('solutions', '07_transformer_seq2seq', 'fa9325e2'): 45,
+    ('solutions', '07_transformer_seq2seq', '32d11ee1'): 78,
+    ('solutions', '08_efficient_attention', 'c9bc6633'): 94,
+    ('solutions', '08_efficient_attention', '82f171ee'): 41,
+    ('solutions', '08_efficient_attention', '80a37f1c'): 75,
+    ('solutions', '08_efficient_attention', '8db11a7d'): 85,
+    ('solutions', '08_efficient_attention', 'cb6ec46f'): 44,
+    ('solutions', '08_efficient_attention', '9566fc5c'): 82,
+    ('solutions', '08_efficient_attention', 'c64b0bde'): 50,
+    ('solutions', '08_efficient_attention', '08463b4e'): 98,
+    ('solutions', '08_efficient_attention', '503b67e0'): 44,
+    ('notebooks', '03_multi_head_attention', '2802378a'): 43,
+    ('notebooks', '03_multi_head_attention', 'dbc60da2'): 43,
+    ('notebooks', '05_encoder_classifier', 'e2cd6e30'): 42,
+    ('notebooks', '05_encoder_classifier', '3bdef721'): 70,
+    ('notebooks', '05_encoder_classifier', 'b6f2a8e1'): 42,
+    ('notebooks', '06_rnn_seq2seq_attention', '97917834'): 81,
+    ('notebooks', '06_rnn_seq2seq_attention', 'bcfda0a2'): 55,
+    ('notebooks', '07_transformer_seq2seq', 'c2878559'): 80,
+    ('notebooks', '08_efficient_attention', 'c9bc6633'): 94,
+    ('notebooks', '08_efficient_attention', '80a37f1c'): 57,
+    ('notebooks', '08_efficient_attention', '8db11a7d'): 54,
+    ('notebooks', '08_efficient_attention', '9566fc5c'): 82,
+    ('notebooks', '08_efficient_attention', '08463b4e'): 76,
+    ('notebooks', '08_efficient_attention', '503b67e0'): 44,
+}
+
+
+def student(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def source(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(paths.source_notebook(name), as_version=4)
+
+
+def prose(text: str) -> str:
+    """Markdown without code: fenced blocks and `inline code` (argument names such as `seed` are code)."""
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", " ", text)
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def learner_strings(code: str) -> list[str]:
+    """Test names, check keys, messages, hints and mistake names: the strings a learner reads in results."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:  # not plain Python: every string literal counts
+        return [prose(m.group(1)) for m in re.finditer(r"\"([^\"\n]*)\"", code)]
+    found: list[str] = []
+
+    def strings(node: ast.AST) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                found.append(sub.value)
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        is_check = isinstance(func, ast.Name) and func.id == "Check"
+        is_method = isinstance(func, ast.Attribute) and func.attr in CHECK_METHODS
+        if is_check or is_method:
+            for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+                if isinstance(arg, ast.Lambda):
+                    continue
+                strings(arg)
+    return [prose(s) for s in found]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_text_names_a_missing_document(name):
+    nb = student(name)
+    hits = []
+    for index, cell in enumerate(nb.cells):
+        texts = [prose(cell.source)] if cell.cell_type == "markdown" else learner_strings(cell.source)
+        hits += [f"cell {index}: {m.group(0)!r} in {t.strip()[:80]!r}" for t in texts for m in MISSING_DOCUMENTS.finditer(t)]
+    # hidden checks' names and messages reach learners through feedback
+    for index, cell in enumerate(source(name).cells):
+        if answers.is_test(cell):
+            for block in HIDDEN_BLOCK.findall(cell.source):
+                for text in learner_strings(block):
+                    hits += [f"source cell {index} (hidden): {m.group(0)!r} in {text.strip()[:80]!r}"
+                             for m in MISSING_DOCUMENTS.finditer(text)]
+    assert hits == []
+
+
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+@pytest.mark.parametrize("name", NAMES)
+def test_code_cells_are_short(name, folder):
+    path = (paths.SOLUTIONS if folder == "solutions" else paths.NOTEBOOKS) / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    too_long = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = len(cell.source.splitlines())
+        allowed = max(MAX_CODE_LINES, KNOWN_LONG.get((folder, name, cell.get("id", "")), 0))
+        if lines > allowed:
+            too_long.append(f"cell {index} ({cell.get('id')}): {lines} lines")
+    assert too_long == [], f"code cells over {MAX_CODE_LINES} lines: split them or move helpers out"
+
+
+TEMPLATE = ["objectives", "setup", "concepts", "check your work", "summary", "exercises"]
+
+
+def template_positions(nb) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {part: [] for part in TEMPLATE}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            if answers.grade_id(cell) == "setup":
+                found["setup"].append(index)
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("**Objectives.**"):
+                found["objectives"].append(index)
+            elif re.match(r"## 1\. ", line):
+                found["concepts"].append(index)
+            elif line.strip() == "## Check your work":
+                found["check your work"].append(index)
+            elif line.strip() == "## Summary":
+                found["summary"].append(index)
+            elif line.strip() == "## Exercises":
+                found["exercises"].append(index)
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_template_order(name):
+    nb = student(name)
+    found = template_positions(nb)
+    assert all(len(found[part]) == 1 for part in TEMPLATE), found
+    order = [found[part][0] for part in TEMPLATE]
+    assert order == sorted(order), f"template order broken: {dict(zip(TEMPLATE, order))}"
+    check_cell = nb.cells[found["check your work"][0] + 1]
+    assert check_cell.cell_type == "code" and "self_check()" in check_cell.source
+    later_headings = [line for cell in nb.cells[found["check your work"][0] + 2 :] if cell.cell_type == "markdown"
+                      for line in cell.source.splitlines() if line.startswith("## ")]
+    assert later_headings == ["## Summary", "## Exercises"], later_headings
+    headings = [line.split(". ", 1)[-1] for cell in nb.cells if cell.cell_type == "markdown"
+                for line in cell.source.splitlines() if line.startswith("## ")]
+    assert len(headings) == len(set(headings)), f"two sections share a title: {headings}"
+
+
+# -- every hidden check is stated in the text ---------------------------------------------
+
+HIDDEN_CALL = re.compile(r"check\.(?:close|equal|true|raises|forbidden|untouched)\(\s*f?(\"[^\"]*\"|'[^']*')")
+
+
+def hidden_checks(nb) -> list[str]:
+    """'grade_id/key' of every check in a hidden block (f-string keys as written, braces kept)."""
+    keys = []
+    for cell in nb.cells:
+        if answers.is_test(cell):
+            for block in HIDDEN_BLOCK.findall(cell.source):
+                keys += [f"{answers.grade_id(cell)}/{m.group(1)[1:-1]}" for m in HIDDEN_CALL.finditer(block)]
+    return keys
+
+
+def rules_table(nb) -> dict[str, str]:
+    return dict(nb.metadata.get("workbook", {}).get("rules", {}))
+
+
+RULED = [name for name in NAMES if rules_table(source(name))]
+
+
+@pytest.mark.parametrize("name", RULED)
+def test_every_hidden_check_names_its_stated_rule(name):
+    src = source(name)
+    table = rules_table(src)
+    keys = hidden_checks(src)
+    assert keys, "a rules table but no hidden check"
+    assert sorted(set(keys) - set(table)) == [], "hidden checks with no rule in metadata.workbook.rules"
+    assert sorted(set(table) - set(keys)) == [], "rules for hidden checks that no longer exist"
+    text = normalise(" ".join(c.source for c in student(name).cells if c.cell_type == "markdown"))
+    missing = {key: sentence for key, sentence in table.items() if normalise(sentence) not in text}
+    assert missing == {}, "rule sentences not found in the released notebook's text"
+
+
+def test_rules_tables_cover_every_notebook():
+    """Which notebooks map their hidden checks to sentences (all eight, once the tables are written)."""
+    assert RULED, "no notebook has a rules table"
