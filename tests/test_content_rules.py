@@ -21,61 +21,61 @@ MAX_CODE_LINES = 40
 # Cells still over MAX_CODE_LINES (folder, notebook, cell id) -> their length when this test was written.
 # The list may only shrink: a listed cell may not grow, and no other cell may pass the limit.
 KNOWN_LONG: dict[tuple[str, str, str], int] = {
-    ('solutions', '01_scaled_dot_product_attention', '039c64a6'): 52,
-    ('solutions', '02_masks', '6b3b93ea'): 44,
-    ('solutions', '02_masks', '7c7c2884'): 45,
-    ('solutions', '03_multi_head_attention', 'b72c1804'): 44,
-    ('solutions', '03_multi_head_attention', '2802378a'): 43,
-    ('solutions', '03_multi_head_attention', '69ab4045'): 41,
-    ('solutions', '03_multi_head_attention', 'caf316f0'): 56,
-    ('solutions', '03_multi_head_attention', 'dbc60da2'): 43,
-    ('solutions', '04_positional_encoding', 'b5e65abd'): 67,
-    ('solutions', '04_positional_encoding', '68b31691'): 56,
-    ('solutions', '05_encoder_classifier', 'c1e736b9'): 44,
-    ('solutions', '05_encoder_classifier', 'cc3c4d29'): 89,
-    ('solutions', '05_encoder_classifier', 'ff5fc442'): 41,
-    ('solutions', '05_encoder_classifier', 'd4ff2124'): 48,
-    ('solutions', '05_encoder_classifier', 'e2cd6e30'): 42,
-    ('solutions', '05_encoder_classifier', 'e8365694'): 59,
-    ('solutions', '05_encoder_classifier', '3bdef721'): 70,
-    ('solutions', '05_encoder_classifier', 'b6f2a8e1'): 42,
-    ('solutions', '06_rnn_seq2seq_attention', '97917834'): 81,
-    ('solutions', '06_rnn_seq2seq_attention', 'c1fe36c3'): 63,
-    ('solutions', '06_rnn_seq2seq_attention', 'fbc81f28'): 50,
-    ('solutions', '06_rnn_seq2seq_attention', 'd8c6155e'): 85,
-    ('solutions', '06_rnn_seq2seq_attention', '9dc9b62b'): 59,
-    ('solutions', '06_rnn_seq2seq_attention', 'bcfda0a2'): 55,
-    ('solutions', '07_transformer_seq2seq', 'c2878559'): 80,
-    ('solutions', '07_transformer_seq2seq', 'abef3f87'): 50,
-    ('solutions', '07_transformer_seq2seq', 'f85168e7'): 78,
-    ('solutions', '07_transformer_seq2seq', 'b7682e9b'): 63,
-    ('solutions', '07_transformer_seq2seq', '53d8e61f'): 41,
-    ('solutions', '07_transformer_seq2seq', '02055c8e'): 83,
-    ('solutions', '07_transformer_seq2seq', 'fa9325e2'): 45,
-    ('solutions', '07_transformer_seq2seq', '32d11ee1'): 78,
-    ('solutions', '08_efficient_attention', 'c9bc6633'): 94,
-    ('solutions', '08_efficient_attention', '82f171ee'): 41,
-    ('solutions', '08_efficient_attention', '80a37f1c'): 75,
-    ('solutions', '08_efficient_attention', '8db11a7d'): 85,
-    ('solutions', '08_efficient_attention', 'cb6ec46f'): 44,
-    ('solutions', '08_efficient_attention', '9566fc5c'): 82,
-    ('solutions', '08_efficient_attention', 'c64b0bde'): 50,
-    ('solutions', '08_efficient_attention', '08463b4e'): 98,
-    ('solutions', '08_efficient_attention', '503b67e0'): 44,
-    ('notebooks', '03_multi_head_attention', '2802378a'): 43,
-    ('notebooks', '03_multi_head_attention', 'dbc60da2'): 43,
-    ('notebooks', '05_encoder_classifier', 'e2cd6e30'): 42,
-    ('notebooks', '05_encoder_classifier', '3bdef721'): 70,
-    ('notebooks', '05_encoder_classifier', 'b6f2a8e1'): 42,
-    ('notebooks', '06_rnn_seq2seq_attention', '97917834'): 81,
-    ('notebooks', '06_rnn_seq2seq_attention', 'bcfda0a2'): 55,
-    ('notebooks', '07_transformer_seq2seq', 'c2878559'): 80,
-    ('notebooks', '08_efficient_attention', 'c9bc6633'): 94,
-    ('notebooks', '08_efficient_attention', '80a37f1c'): 57,
-    ('notebooks', '08_efficient_attention', '8db11a7d'): 54,
-    ('notebooks', '08_efficient_attention', '9566fc5c'): 82,
-    ('notebooks', '08_efficient_attention', '08463b4e'): 76,
-    ('notebooks', '08_efficient_attention', '503b67e0'): 44,
+    ("solutions", "01_scaled_dot_product_attention", "039c64a6"): 52,
+    ("solutions", "02_masks", "6b3b93ea"): 44,
+    ("solutions", "02_masks", "7c7c2884"): 45,
+    ("solutions", "03_multi_head_attention", "b72c1804"): 44,
+    ("solutions", "03_multi_head_attention", "2802378a"): 43,
+    ("solutions", "03_multi_head_attention", "69ab4045"): 41,
+    ("solutions", "03_multi_head_attention", "caf316f0"): 56,
+    ("solutions", "03_multi_head_attention", "dbc60da2"): 43,
+    ("solutions", "04_positional_encoding", "b5e65abd"): 67,
+    ("solutions", "04_positional_encoding", "68b31691"): 56,
+    ("solutions", "05_encoder_classifier", "c1e736b9"): 44,
+    ("solutions", "05_encoder_classifier", "cc3c4d29"): 89,
+    ("solutions", "05_encoder_classifier", "ff5fc442"): 41,
+    ("solutions", "05_encoder_classifier", "d4ff2124"): 48,
+    ("solutions", "05_encoder_classifier", "e2cd6e30"): 42,
+    ("solutions", "05_encoder_classifier", "e8365694"): 59,
+    ("solutions", "05_encoder_classifier", "3bdef721"): 70,
+    ("solutions", "05_encoder_classifier", "b6f2a8e1"): 42,
+    ("solutions", "06_rnn_seq2seq_attention", "97917834"): 81,
+    ("solutions", "06_rnn_seq2seq_attention", "c1fe36c3"): 63,
+    ("solutions", "06_rnn_seq2seq_attention", "fbc81f28"): 50,
+    ("solutions", "06_rnn_seq2seq_attention", "d8c6155e"): 85,
+    ("solutions", "06_rnn_seq2seq_attention", "9dc9b62b"): 59,
+    ("solutions", "06_rnn_seq2seq_attention", "bcfda0a2"): 55,
+    ("solutions", "07_transformer_seq2seq", "c2878559"): 80,
+    ("solutions", "07_transformer_seq2seq", "abef3f87"): 50,
+    ("solutions", "07_transformer_seq2seq", "f85168e7"): 78,
+    ("solutions", "07_transformer_seq2seq", "b7682e9b"): 63,
+    ("solutions", "07_transformer_seq2seq", "53d8e61f"): 41,
+    ("solutions", "07_transformer_seq2seq", "02055c8e"): 83,
+    ("solutions", "07_transformer_seq2seq", "fa9325e2"): 45,
+    ("solutions", "07_transformer_seq2seq", "32d11ee1"): 78,
+    ("solutions", "08_efficient_attention", "c9bc6633"): 94,
+    ("solutions", "08_efficient_attention", "82f171ee"): 41,
+    ("solutions", "08_efficient_attention", "80a37f1c"): 75,
+    ("solutions", "08_efficient_attention", "8db11a7d"): 85,
+    ("solutions", "08_efficient_attention", "cb6ec46f"): 44,
+    ("solutions", "08_efficient_attention", "9566fc5c"): 82,
+    ("solutions", "08_efficient_attention", "c64b0bde"): 50,
+    ("solutions", "08_efficient_attention", "08463b4e"): 98,
+    ("solutions", "08_efficient_attention", "503b67e0"): 44,
+    ("notebooks", "03_multi_head_attention", "2802378a"): 43,
+    ("notebooks", "03_multi_head_attention", "dbc60da2"): 43,
+    ("notebooks", "05_encoder_classifier", "e2cd6e30"): 42,
+    ("notebooks", "05_encoder_classifier", "3bdef721"): 70,
+    ("notebooks", "05_encoder_classifier", "b6f2a8e1"): 42,
+    ("notebooks", "06_rnn_seq2seq_attention", "97917834"): 81,
+    ("notebooks", "06_rnn_seq2seq_attention", "bcfda0a2"): 55,
+    ("notebooks", "07_transformer_seq2seq", "c2878559"): 80,
+    ("notebooks", "08_efficient_attention", "c9bc6633"): 94,
+    ("notebooks", "08_efficient_attention", "80a37f1c"): 57,
+    ("notebooks", "08_efficient_attention", "8db11a7d"): 54,
+    ("notebooks", "08_efficient_attention", "9566fc5c"): 82,
+    ("notebooks", "08_efficient_attention", "08463b4e"): 76,
+    ("notebooks", "08_efficient_attention", "503b67e0"): 44,
 }
 
 
@@ -130,14 +130,18 @@ def test_no_text_names_a_missing_document(name):
     hits = []
     for index, cell in enumerate(nb.cells):
         texts = [prose(cell.source)] if cell.cell_type == "markdown" else learner_strings(cell.source)
-        hits += [f"cell {index}: {m.group(0)!r} in {t.strip()[:80]!r}" for t in texts for m in MISSING_DOCUMENTS.finditer(t)]
+        hits += [
+            f"cell {index}: {m.group(0)!r} in {t.strip()[:80]!r}" for t in texts for m in MISSING_DOCUMENTS.finditer(t)
+        ]
     # hidden checks' names and messages reach learners through feedback
     for index, cell in enumerate(source(name).cells):
         if answers.is_test(cell):
             for block in HIDDEN_BLOCK.findall(cell.source):
                 for text in learner_strings(block):
-                    hits += [f"source cell {index} (hidden): {m.group(0)!r} in {text.strip()[:80]!r}"
-                             for m in MISSING_DOCUMENTS.finditer(text)]
+                    hits += [
+                        f"source cell {index} (hidden): {m.group(0)!r} in {text.strip()[:80]!r}"
+                        for m in MISSING_DOCUMENTS.finditer(text)
+                    ]
     assert hits == []
 
 
@@ -187,14 +191,24 @@ def test_template_order(name):
     found = template_positions(nb)
     assert all(len(found[part]) == 1 for part in TEMPLATE), found
     order = [found[part][0] for part in TEMPLATE]
-    assert order == sorted(order), f"template order broken: {dict(zip(TEMPLATE, order))}"
+    assert order == sorted(order), f"template order broken: {dict(zip(TEMPLATE, order, strict=True))}"
     check_cell = nb.cells[found["check your work"][0] + 1]
     assert check_cell.cell_type == "code" and "self_check()" in check_cell.source
-    later_headings = [line for cell in nb.cells[found["check your work"][0] + 2 :] if cell.cell_type == "markdown"
-                      for line in cell.source.splitlines() if line.startswith("## ")]
+    later_headings = [
+        line
+        for cell in nb.cells[found["check your work"][0] + 2 :]
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("## ")
+    ]
     assert later_headings == ["## Summary", "## Exercises"], later_headings
-    headings = [line.split(". ", 1)[-1] for cell in nb.cells if cell.cell_type == "markdown"
-                for line in cell.source.splitlines() if line.startswith("## ")]
+    headings = [
+        line.split(". ", 1)[-1]
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("## ")
+    ]
     assert len(headings) == len(set(headings)), f"two sections share a title: {headings}"
 
 
