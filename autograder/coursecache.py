@@ -29,6 +29,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.metadata import version
 from pathlib import Path
 
 from autograder import __version__, course, paths
@@ -53,10 +54,8 @@ def root() -> Path:
 
 def engine() -> str:
     """What, besides the sources, decides an entry's content."""
-    import nbgrader
-
     template = hashlib.sha256(f"{course._CONFIG}{course.CODE_STUB}".encode()).hexdigest()[:16]
-    return f"format={FORMAT} autograder={__version__} nbgrader={nbgrader.__version__} config={template}"
+    return f"format={FORMAT} autograder={__version__} nbgrader={version('nbgrader')} config={template}"
 
 
 def key(names: list[str], solutions: Path = paths.SOLUTIONS) -> str:

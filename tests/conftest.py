@@ -21,6 +21,13 @@ NAMES = paths.notebook_names()
 SANDBOX_PROBLEM = sandbox.available()
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """nbval's items (the solution notebooks' cells, in full, with their training) are slow like a grading run."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
+
+
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     """Grade a folder; results keyed by 'student/notebook'."""
     opts = grade.Options(submissions, out, jobs=jobs, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)

@@ -31,20 +31,45 @@ def test_readme_links_every_notebook_to_colab():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs_alone_with_the_colab_fetch(name, tmp_path, monkeypatch):
-    nb = nbformat.read(paths.DATA / "submissions" / "ada" / f"{name}.ipynb", as_version=4)
+def test_each_setup_cell_fetches_the_helper_into_an_empty_folder(tmp_path, monkeypatch):
+    """Colab's path of every setup cell, in one kernel: each runs in a folder of its own, empty before."""
     monkeypatch.setenv("WORKBOOK_FORCE_FETCH", "1")  # take the Colab path of the setup cell
     monkeypatch.setenv("WORKBOOK_URL", paths.NOTEBOOKS.as_uri())  # fetch from a local copy
-    monkeypatch.setenv("WORKBOOK_GRADING", "1")  # short training: this checks standalone-ness
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    assert list(tmp_path.iterdir()) == []
+    cells = []
+    for name in NAMES:
+        (tmp_path / name).mkdir()
+        nb = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        (setup,) = [c for c in nb.cells if answers.grade_id(c) == "setup"]
+        enter = f"import os\nos.chdir({str(tmp_path / name)!r})\nassert os.listdir('.') == []"
+        cells += [nbformat.v4.new_code_cell(enter), nbformat.v4.new_code_cell(setup.source)]
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernel})
     NotebookClient(nb, timeout=600, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
-    errors = [
+    assert _errors(nb) == []
+    for name in NAMES:
+        assert (tmp_path / name / "workbook.py").read_bytes() == (paths.NOTEBOOKS / "workbook.py").read_bytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_alone_with_the_helper_only(graded_samples, name):
+    """Every cell of the learner's notebook runs without an error with nothing but workbook.py beside it.
+
+    The reference sample's graded run proves it (no second run of every notebook): its kernel ran,
+    sandboxed, in a folder holding only workbook.py (autograder.worker), in grading mode.
+    """
+    results, out = graded_samples
+    assert results[f"ada/{name}"].status == "graded"
+    executed = nbformat.read(out / ".state" / "ada" / f"{name}.ipynb", as_version=4)
+    assert sum(bool(c.get("outputs")) for c in executed.cells if c.cell_type == "code") > 1, "not executed"
+    assert _errors(executed) == []
+
+
+def _errors(nb) -> list:
+    return [
         (i, o.ename, o.evalue)
         for i, c in enumerate(nb.cells)
         for o in c.get("outputs", [])
         if o.get("output_type") == "error"
     ]
-    assert errors == []
-    assert (tmp_path / "workbook.py").read_bytes() == (paths.NOTEBOOKS / "workbook.py").read_bytes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -73,7 +74,7 @@ def test_location_is_configurable(monkeypatch, tmp_path):
 def test_two_builders_at_once_make_one_good_entry(cache, solutions, tmp_path):
     log = tmp_path / "builds.log"
     script = BUILDER.format(root=str(ROOT), log=str(log), name=NB01, solutions=str(solutions))
-    env = {**__import__("os").environ, coursecache.CACHE_ENV: str(cache)}
+    env = {**os.environ, coursecache.CACHE_ENV: str(cache)}
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", script, str(tmp_path / f"course{i}")],
@@ -171,9 +172,10 @@ def test_a_course_gets_only_the_notebooks_it_grades(cache, tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_the_gradebook_schema_version_is_nbgraders(monkeypatch):
     """A new gradebook is stamped in-process with what nbgrader's own `alembic heads` subprocess answers."""
     from nbgrader.api import get_alembic_version
 
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{__import__('os').environ.get('PATH', '')}")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     assert course.alembic_head() == get_alembic_version()
