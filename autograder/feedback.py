@@ -44,13 +44,12 @@ def md_text(text: str) -> str:
 
 def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     """A markdown table: every test with its points, pass/fail and message; then flags."""
-    rows = ["| test | points | result | message |", "|---|---|---|---|"]
+    rows = ["| test | points | result | checks | message |", "|---|---|---|---|---|"]
     for t in result.tests:
         mark = "✓" if t.status == "passed" else "✗"
         message = md_text(t.message.replace("\n", " ")[:400])
-        rows.append(
-            f"| `{t.name}`{' (hidden)' if t.hidden else ''} | {t.score:g}/{t.max_score:g} | {mark} | {message} |"
-        )
+        name = f"`{t.name}`{' (hidden)' if t.hidden else ''}"
+        rows.append(f"| {name} | {t.score:g}/{t.max_score:g} | {mark} | {md_text(t.parts())} | {message} |")
     text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n" + "\n".join(rows)
     if result.flags or result.errors:
         text += "\n\n**Notes from the grader**\n\n" + "\n".join(

@@ -85,7 +85,7 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
                     "score": t.score,
                     "max_score": t.max_score,
                     "status": t.status,
-                    "output": t.message or ("passed" if t.status == "passed" else ""),
+                    "output": "\n".join(x for x in (t.parts(), t.message) if x) or t.status,
                     "visibility": "after_published" if t.hidden else "visible",
                 }
             )

@@ -40,6 +40,8 @@ class TrustedVerdict:
     passed: bool
     message: str = ""
     flags: list[str] = field(default_factory=list)
+    checks: dict[str, int] = field(default_factory=dict)  # checks made by the visible and by the hidden part
+    failed_in: str = ""  # "visible" | "hidden": the part whose check (or code) failed
 
 
 def derive_seed(secret: bytes, test: str, value: object) -> int:
@@ -61,16 +63,40 @@ class _SecretSeeds(ast.NodeTransformer):
 
 
 @functools.lru_cache(maxsize=256)
-def compiled(source: str, test: str) -> tuple[types.CodeType, list[str], types.CodeType]:
+def compiled(source: str, test: str) -> tuple[list[tuple[str, types.CodeType]], list[str], types.CodeType]:
     """A test cell's code with secret seeds, the names it reads, and its definitions alone (once per process).
 
-    The definitions (functions, classes, imports, literal constants) serve the later cells
-    whether or not this cell ran to them: a learner's failure here never takes a helper
-    away from another check.
+    The code comes as segments, ("visible" | "hidden", code) in order, so that the checks
+    each part makes are counted apart. The definitions (functions, classes, imports,
+    literal constants) serve the later cells whether or not this cell ran to them: a
+    learner's failure here never takes a helper away from another check.
     """
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
     definitions = ast.Module([n for n in tree.body if _is_definition(n)], [])
-    return compile(tree, f"<{test}>", "exec"), free_names(tree), compile(definitions, f"<{test}:defs>", "exec")
+    segments: list[tuple[str, list[ast.stmt]]] = []
+    hidden = hidden_lines(source)
+    for node in tree.body:
+        kind = "hidden" if node.lineno in hidden else "visible"
+        if segments and segments[-1][0] == kind:
+            segments[-1][1].append(node)
+        else:
+            segments.append((kind, [node]))
+    codes = [(kind, compile(ast.Module(body, []), f"<{test}>", "exec")) for kind, body in segments]
+    return codes, free_names(tree), compile(definitions, f"<{test}:defs>", "exec")
+
+
+def hidden_lines(source: str) -> set[int]:
+    """The line numbers (from 1) inside the cell's hidden blocks."""
+    inside, lines = False, set()
+    for number, line in enumerate(source.split("\n"), start=1):
+        marker = line.strip()
+        if marker.startswith("### BEGIN HIDDEN TESTS"):
+            inside = True
+        elif marker.startswith("### END HIDDEN TESTS"):
+            inside = False
+        elif inside:
+            lines.add(number)
+    return lines
 
 
 def free_names(tree: ast.Module) -> list[str]:
@@ -170,7 +196,7 @@ class Harness:
     def run_test(self, cell) -> TrustedVerdict:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
         test = answers.grade_id(cell)
-        code, names, definitions = compiled(cell.source, test)
+        segments, names, definitions = compiled(cell.source, test)
         self.base[_SEED_FN] = functools.partial(derive_seed, self.secret, test)  # helpers of any cell see it too
         ns = dict(self.base)
         trusted_workbook.reset_parts()
@@ -179,22 +205,27 @@ class Harness:
         torch.manual_seed(derive_seed(self.secret, test, "torch"))
         np.random.seed(derive_seed(self.secret, test, "numpy"))
         random.seed(derive_seed(self.secret, test, "random"))
-        sink = io.StringIO()
+        sink, checks, part = io.StringIO(), {"visible": 0, "hidden": 0}, "visible"
         try:
             for name in names:
                 if name not in self.base:
                     self._resolve(name, ns)
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-                exec(code, ns)  # noqa: S102 - the instructor's own test
+                for part, code in segments:
+                    before = trusted_workbook.assert_count()
+                    try:
+                        exec(code, ns)  # noqa: S102 - the instructor's own test
+                    finally:
+                        checks[part] += max(0, trusted_workbook.assert_count() - before)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure fails this test only
-            return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden())
+            return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden(), checks, part)
         finally:
             trusted_workbook.set_scanner(None)
             trusted_workbook.set_mutation_probe(None)
             self._keep_definitions(definitions)
         if not trusted_workbook.asserted():
-            return TrustedVerdict(False, "the test checked nothing (an authoring error)")
-        return TrustedVerdict(True, "", trusted_workbook.found_forbidden())
+            return TrustedVerdict(False, "the test checked nothing (an authoring error)", checks=checks)
+        return TrustedVerdict(True, "", trusted_workbook.found_forbidden(), checks)
 
     def run(self) -> dict[str, TrustedVerdict]:
         """Every test cell of the notebook, in source order, each on its own inputs."""

@@ -17,9 +17,25 @@ class TestResult:
     max_score: float
     status: str  # "passed" | "failed"
     message: str = ""
-    hidden: bool = False
+    hidden: bool = False  # every check of this test is hidden (a test with visible checks is not)
     nbgrader_passed: bool | None = None
     trusted_passed: bool | None = None
+    visible_checks: int = 0  # checks its visible part made
+    hidden_checks: int = 0  # checks its hidden part made
+    failed_in: str = ""  # "visible" | "hidden": the part that failed
+
+    def parts(self) -> str:
+        """What each part of the test did, e.g. "3 visible checks passed, 2 hidden checks: 1 failed"."""
+        said = []
+        for part, made in (("visible", self.visible_checks), ("hidden", self.hidden_checks)):
+            if part == self.failed_in:
+                before = f" ({made - 1} passed before it)" if made > 1 else ""
+                said.append(f"{part} checks: 1 failed{before}")
+            elif made:
+                said.append(f"{made} {part} check{'s' if made != 1 else ''} passed")
+        if self.failed_in == "visible" and not self.hidden:
+            said.append("hidden checks not run")
+        return ", ".join(said)
 
 
 @dataclass

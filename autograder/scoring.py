@@ -8,11 +8,15 @@ The gradebook stage copies the points into nbgrader; nothing downstream re-decid
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from autograder import answers
+from autograder.feedback import strip_hidden
 from autograder.harness import TrustedVerdict
 from autograder.results import NotebookResult, TestResult
+
+_VISIBLE_CHECK = re.compile(r"\bcheck\.\w+\(")
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,11 @@ class Facts:
     flags: list[Flag] = field(default_factory=list)
 
 
+def hidden_only(source: str) -> bool:
+    """Whether every check of a test cell is hidden: it has a hidden block and no visible check."""
+    return "### BEGIN HIDDEN TESTS" in source and not _VISIBLE_CHECK.search(strip_hidden(source))
+
+
 def score(source, facts: Facts, result: NotebookResult) -> None:
     """Fill result's tests, points and flags: a test's points come from its trusted verdict alone."""
     flags = list(facts.flags)
@@ -49,7 +58,6 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
         )
         flags += [Flag("forbidden", finding) for finding in verdict.flags]
         passed = verdict.passed
-        hidden = "### BEGIN HIDDEN TESTS" in cell.source
         in_kernel = facts.kernel.get(test, (False, ""))[0]
         result.tests.append(
             TestResult(
@@ -58,9 +66,12 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
                 points,
                 "passed" if passed else "failed",
                 verdict.message,
-                hidden,
+                hidden_only(cell.source),
                 in_kernel,
                 passed,
+                verdict.checks.get("visible", 0),
+                verdict.checks.get("hidden", 0),
+                verdict.failed_in,
             )
         )
     result.flags += [str(f) for f in dict.fromkeys(flags) if str(f) not in result.flags]

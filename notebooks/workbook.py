@@ -276,6 +276,11 @@ def asserted() -> bool:
     return any(p["asserts"] for p in _PARTS.values())
 
 
+def assert_count() -> int:
+    """Grader only: how many checks the test cell running now has made so far."""
+    return sum(p["asserts"] for p in _PARTS.values())
+
+
 def found_forbidden() -> list[str]:
     """Grader only: what Check.forbidden found in the answer cells."""
     return list(_FORBIDDEN)

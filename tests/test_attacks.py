@@ -13,7 +13,7 @@ from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
 from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import grade, paths
+from autograder import grade, paths, sandbox
 from autograder.feedback import strip_hidden
 from autograder.limits import Limits
 
@@ -71,10 +71,13 @@ def test_attack_gains_nothing(attacked, path):
         assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
     assert result.max_score == results["honest"].max_score
     flag = header(path, "flag")
-    if flag:
+    text = _outputs(out, result.student_id)
+    if flag == "memory limit" and sandbox.cgroup_tree("memory") is None:
+        # no memory cgroup (rootless): RLIMIT_AS refuses the allocation instead of killing the kernel
+        assert "memory refused after" in text, "the allocation was not refused"
+    elif flag:
         notes = " | ".join(result.flags + result.errors + [t.message for t in result.tests])
         assert flag.lower() in notes.lower(), f"expected a flag mentioning {flag!r}: {notes}"
-    text = _outputs(out, result.student_id)
     for marker in ("READABLE", "WROTE", "CONNECTED", "ESCAPED"):
         assert marker not in text, f"{path.stem}: the sandbox let it through ({marker})"
 

@@ -12,7 +12,8 @@ from autograder.results import NotebookResult
 def _source() -> nbformat.NotebookNode:
     """A source notebook with two test cells, one of them with hidden checks."""
     nb = nbformat.v4.new_notebook()
-    for gid, points, text in [("t_visible", 2, "check(1)"), ("t_hidden", 3, "check(1)\n### BEGIN HIDDEN TESTS\ncheck(2)")]:
+    hidden = "check.true('a', 1)\n### BEGIN HIDDEN TESTS\ncheck.true('b', 2)\n### END HIDDEN TESTS\n"
+    for gid, points, text in [("t_visible", 2, "check.true('a', 1)"), ("t_hidden", 3, hidden)]:
         cell = nbformat.v4.new_code_cell(text)
         cell.metadata.nbgrader = {"grade": True, "solution": False, "locked": True, "grade_id": gid, "points": points}
         nb.cells.append(cell)
@@ -30,7 +31,12 @@ def test_points_come_from_the_trusted_verdict_only():
     result = _score(scoring.Facts(kernel, {"t_visible": TrustedVerdict(True), "t_hidden": TrustedVerdict(False, "no")}))
     assert (result.score, result.max_score) == (2.0, 5.0)
     hidden = result.tests[1]
-    assert (hidden.status, hidden.message, hidden.nbgrader_passed, hidden.trusted_passed) == ("failed", "no", True, False)
+    assert (hidden.status, hidden.message, hidden.nbgrader_passed, hidden.trusted_passed) == (
+        "failed",
+        "no",
+        True,
+        False,
+    )
 
 
 def test_a_test_never_judged_scores_zero_with_the_runs_reason():
@@ -45,3 +51,23 @@ def test_flags_are_structured_and_each_given_once():
     edited = scoring.Flag("edited", "test cell 't_visible' edited; source version used")
     result = _score(scoring.Facts({}, trusted, flags=[edited]))
     assert result.flags == [str(edited), f"forbidden: {finding}"]
+
+
+def test_hidden_only_when_every_check_is_hidden():
+    visible_and_hidden = _source().cells[1].source
+    assert not scoring.hidden_only(visible_and_hidden)
+    assert scoring.hidden_only("x = 1\n### BEGIN HIDDEN TESTS\ncheck.close('a', x, 1)\n### END HIDDEN TESTS\n")
+    assert not scoring.hidden_only("check.true('a', True)")
+
+
+def test_each_part_says_what_it_did():
+    trusted = {
+        "t_visible": TrustedVerdict(True, "", checks={"visible": 3, "hidden": 0}),
+        "t_hidden": TrustedVerdict(False, "[t/k] wrong", checks={"visible": 3, "hidden": 2}, failed_in="hidden"),
+    }
+    visible, mixed = _score(scoring.Facts({}, trusted)).tests
+    assert (visible.hidden, mixed.hidden) == (False, False), "a test with visible checks is not 'hidden'"
+    assert visible.parts() == "3 visible checks passed"
+    assert mixed.parts() == "3 visible checks passed, hidden checks: 1 failed (1 passed before it)"
+    mixed.failed_in, mixed.visible_checks, mixed.hidden_checks = "visible", 1, 0
+    assert mixed.parts() == "visible checks: 1 failed, hidden checks not run"
