@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import answers, feedback, gradebook, intake, launchers, paths, runlock, sandbox
+from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
@@ -48,6 +49,7 @@ class Options:
     quiet: bool = False
     mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
+    shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
 
     @property
     def work_dir(self) -> Path:
@@ -257,9 +259,11 @@ def _grade(opts: Options, uid_base: int) -> list[NotebookResult]:
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()
     }
-    items = intake.collect(opts.submissions, known)
+    sharding.claim(opts.out, opts.shard)
+    items = sharding.select(intake.collect(opts.submissions, known), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
+    sharding.record(opts.out, opts.shard, digest)
     secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
     for item in items:
         if isinstance(item, NotebookResult):
@@ -286,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unsafe", action="store_true", help="run learner code without the sandbox")
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--shard",
+        help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
+        "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
+    )
     args = parser.parse_args(argv)
     try:
         how = launchers.choose(args.unsafe)
@@ -301,11 +310,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout)
+    try:
+        shard = sharding.parse(args.shard) if args.shard else None
+    except sharding.ShardError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
     opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
+    opts.shard = shard
+    if shard is not None and not args.quiet:
+        print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
     try:
         results = grade(opts)
-    except (OSError, runlock.RunBusy) as exc:  # a missing folder, one it may not write, a busy one
+    except (OSError, runlock.RunBusy, sharding.ShardError) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))
