@@ -1,7 +1,8 @@
-"""Shared fixtures: one release and a few grading runs, each done once per session."""
+"""Shared fixtures: one course cache, one release and one grading batch, each made once per session."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,21 +55,41 @@ def released(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def graded_samples(tmp_path_factory) -> tuple[dict, Path]:
-    """The sample submissions in data/submissions graded once."""
-    out = tmp_path_factory.mktemp("samples-results")
-    return run_grade(paths.DATA / "submissions", out), out
+def graded_batch(tmp_path_factory) -> dict:
+    """The sample submissions, every catalogue entry and the bad inputs, graded in one run.
 
+    Every job has its own kernel and sandbox, so one batch proves what separate runs would,
+    and pays a run's fixed costs (fork server, workers, last straggler) once.
+    Keys: results ('student/notebook' -> result), out, samples, catalogue (key -> entry file), bad_inputs.
+    """
+    from bad_inputs import build_bad_inputs
 
-@pytest.fixture(scope="session")
-def graded_catalogue(tmp_path_factory) -> tuple[dict, dict]:
-    """Every catalogue entry of every notebook as one learner's submission, graded in one run."""
-    subs = tmp_path_factory.mktemp("catalogue-submissions")
-    entries = {}
+    subs = tmp_path_factory.mktemp("batch-submissions")
+    shutil.copytree(paths.DATA / "submissions", subs, dirs_exist_ok=True)
+    samples = {f"{p.parent.name}/{p.stem}" for p in (paths.DATA / "submissions").glob("*/*.ipynb")}
+    catalogue = {}
     for name in NAMES:
         for path in catalogue_entries(name):
             student = f"{name[:2]}-{path.stem}".replace("_", "-")
             (subs / student).mkdir()
             nbformat.write(make_submission(name, path), subs / student / f"{name}.ipynb")
-            entries[f"{student}/{name}"] = path
-    return run_grade(subs, tmp_path_factory.mktemp("catalogue-results")), entries
+            catalogue[f"{student}/{name}"] = path
+    bad_inputs = build_bad_inputs(subs)
+    out = tmp_path_factory.mktemp("batch-results")
+    results = run_grade(subs, out)
+    return {"results": results, "out": out, "samples": samples, "catalogue": catalogue, "bad_inputs": bad_inputs}
+
+
+@pytest.fixture(scope="session")
+def graded_samples(graded_batch) -> tuple[dict, Path]:
+    """The sample submissions in data/submissions, graded (in the session's batch)."""
+    results = {k: r for k, r in graded_batch["results"].items() if k in graded_batch["samples"]}
+    assert set(results) == graded_batch["samples"]
+    return results, graded_batch["out"]
+
+
+@pytest.fixture(scope="session")
+def graded_catalogue(graded_batch) -> tuple[dict, dict]:
+    """Every catalogue entry of every notebook as one learner's submission, graded (in the session's batch)."""
+    entries = graded_batch["catalogue"]
+    return {k: r for k, r in graded_batch["results"].items() if k in entries}, entries

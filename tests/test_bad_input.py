@@ -6,181 +6,18 @@ import csv
 import io
 import json
 import os
-import stat
-import struct
 import time
 import zipfile
-from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import run_grade
-from support import make_submission
+from bad_inputs import FORMULA_NAMES, GOOD, NB01, build_bad_inputs, write_zip
 
 from autograder import answers, feedback, grade, intake, paths, report
 from autograder.course import Course
 from autograder.limits import Limits
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
-
-NB01 = "01_scaled_dot_product_attention"
-GOOD = nbformat.writes(make_submission(NB01, None))
-FORMULA_NAMES = ['=HYPERLINK("evil.example","click").ipynb', "+1+1.ipynb", "@SUM(1).ipynb", "-2.ipynb"]
-
-
-def _zip(path: Path, members: dict[str, bytes], links: dict[str, str] | None = None) -> None:
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-        for name, target in (links or {}).items():
-            info = zipfile.ZipInfo(name)
-            info.external_attr = (stat.S_IFLNK | 0o777) << 16
-            zf.writestr(info, target)
-
-
-def _lying_zip(path: Path) -> None:
-    """A zip whose one member says it unpacks to 1000 bytes and really unpacks to 30 MiB."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{NB01}.ipynb", b"0" * (30 * 2**20))
-    data = bytearray(buf.getvalue())
-    struct.pack_into("<I", data, 22, 1000)  # local header: uncompressed size
-    struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, 1000)  # central directory: the same
-    path.write_bytes(bytes(data))
-
-
-def _notebook_with(tweak) -> bytes:
-    nb = json.loads(GOOD)
-    tweak(nb)
-    return json.dumps(nb).encode()
-
-
-def _deep_metadata(nb: dict) -> None:
-    value: object = 1
-    for _ in range(500):
-        value = [value]
-    nb["metadata"]["deep"] = value
-
-
-def _list_grade_ids(nb: dict) -> None:
-    for cell in nb["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("solution"):
-            meta["grade_id"] = [meta["grade_id"]]  # unhashable: crashed intake before
-
-
-def build_bad_inputs(root: Path) -> dict[str, str]:
-    """A folder of bad submissions and one good one; returns entry name -> text its reason must contain.
-
-    None of these reaches a kernel: only 'good' is graded.
-    """
-    v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
-    scratch = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]))
-    files = {
-        "bad-json": (f"{NB01}.ipynb", b'{"cells": [ this is not json'),
-        "not-notebook": (f"{NB01}.ipynb", b"\x89PNG\r\n\x1a\n binary"),
-        "json-list": (f"{NB01}.ipynb", b"[1, 2, 3]"),
-        "nbformat3": (f"{NB01}.ipynb", json.dumps(v3).encode()),
-        "no-answers": (f"{NB01}.ipynb", scratch.encode()),
-        "wrong-name": ("homework1.ipynb", GOOD.encode()),
-        "deep-json": (f"{NB01}.ipynb", b"[" * 100_000),
-        "deep-metadata": (f"{NB01}.ipynb", _notebook_with(_deep_metadata)),
-        "lone-surrogate": (f"{NB01}.ipynb", GOOD.replace("YOUR CODE", "\\ud800", 1).encode()),
-        "list-grade-ids": (f"{NB01}.ipynb", _notebook_with(_list_grade_ids)),
-        "CASE-A": (f"{NB01}.ipynb", b"not json"),
-        "case-a": (f"{NB01}.ipynb", GOOD.encode()),  # same id as CASE-A but for case: never graded
-        "newline\n": (f"{NB01}.ipynb", GOOD.encode()),  # passed `$` before: must not be graded
-        "tab\tid": (f"{NB01}.ipynb", GOOD.encode()),
-        "ünïcødé": (f"{NB01}.ipynb", GOOD.encode()),
-        "has space": (f"{NB01}.ipynb", GOOD.encode()),
-        "x" * 255: (f"{NB01}.ipynb", GOOD.encode()),
-        "\x1b[31mred": (f"{NB01}.ipynb", GOOD.encode()),
-    }
-    for student, (name, data) in files.items():
-        (root / student).mkdir()
-        (root / student / name).write_bytes(data)
-    (root / "empty-folder").mkdir()
-    (root / "nb-folder").mkdir()
-    (root / "nb-folder" / f"{NB01}.ipynb").mkdir()  # a folder named like the notebook
-    (root / "fifo").mkdir()
-    os.mkfifo(root / "fifo" / f"{NB01}.ipynb")  # opening it would block the run forever
-    (root / "sparse").mkdir()
-    with open(root / "sparse" / f"{NB01}.ipynb", "wb") as fh:
-        fh.truncate(200 * 2**30)  # 200 GB, sparse: reading it whole would take the machine down
-    with open(root / "sparse-zip.zip", "wb") as fh:
-        fh.truncate(200 * 2**30)
-    (root / "long-names").mkdir()
-    (root / "long-names" / ("n" * 249 + ".ipynb")).write_text(GOOD)  # 255 bytes: the longest a name can be
-    os.symlink(root / "good", root / "long-names" / ("l" * 255))
-    (root / "link-out").mkdir()
-    os.symlink("/etc/passwd", root / "link-out" / f"{NB01}.ipynb")
-    (root / "ctrl-names").mkdir()
-    (root / "ctrl-names" / "\x1b]0;pwned\x07\r\x08évil name.ipynb").write_text(GOOD)
-    (root / "formulas").mkdir()
-    for name in FORMULA_NAMES:
-        (root / "formulas" / name).write_text(GOOD)
-    _zip(root / "zip-slip.zip", {f"../../{NB01}.ipynb": GOOD.encode()})
-    _zip(root / "zip-absolute.zip", {f"/etc/{NB01}.ipynb": GOOD.encode()})
-    _zip(root / "zip-symlink.zip", {}, links={f"{NB01}.ipynb": "/etc/passwd"})
-    _zip(root / "zip-bomb.zip", {f"{NB01}.ipynb": b"0" * (300 * 2**20)})
-    _lying_zip(root / "zip-lying.zip")
-    _zip(root / "zip-many.zip", {f"f{i}.txt": b"" for i in range(300)})
-    inner = io.BytesIO()
-    with zipfile.ZipFile(inner, "w") as zf:
-        zf.writestr(f"{NB01}.ipynb", GOOD)
-    _zip(root / "zip-nested.zip", {"inner.zip": inner.getvalue()})
-    _zip(
-        root / "zip-names.zip",
-        {"\x1b[2J=cmd|' /C calc'!A0.ipynb": b"{}", "ünï cødé.ipynb": b"{}", "y" * 3000 + ".ipynb": b"{}"},
-    )
-    with zipfile.ZipFile(root / "zip-dir.zip", "w") as zf:
-        zf.writestr(zipfile.ZipInfo(f"sub/{NB01}.ipynb/"), b"")
-    (root / "not-a-zip.zip").write_bytes(b"PK\x03\x04 truncated")
-    (root / "stray-file.txt").write_text("hello")
-    os.symlink("/etc", root / "link-folder")
-    (root / "good").mkdir()
-    (root / "good" / f"{NB01}.ipynb").write_text(GOOD)
-    return {
-        "bad-json": "invalid JSON",
-        "not-notebook": "invalid JSON",
-        "json-list": "not a Jupyter notebook",
-        "nbformat3": "format 3",
-        "no-answers": "answer cells",
-        "wrong-name": "unexpected file",
-        "deep-json": "nested too deeply",
-        "deep-metadata": "nested more than 100 levels",
-        "lone-surrogate": "not valid Unicode",
-        "list-grade-ids": "answer cells",
-        "CASE-A": "invalid JSON",
-        "case-a": "only in case",
-        "newline\n": "not a valid student id",
-        "tab\tid": "not a valid student id",
-        "ünïcødé": "not a valid student id",
-        "has space": "not a valid student id",
-        "x" * 255: "not a valid student id",
-        "\x1b[31mred": "not a valid student id",
-        "empty-folder": "no .ipynb",
-        "nb-folder": "is a folder",
-        "fifo": "not a regular file",
-        "sparse": "over the 20.0 MiB limit",
-        "sparse-zip.zip": "zip too large",
-        "long-names": "unexpected file",
-        "link-out": "symbolic link",
-        "ctrl-names": "unexpected file",
-        "formulas": "unexpected file",
-        "zip-slip.zip": "escapes",
-        "zip-absolute.zip": "absolute path",
-        "zip-symlink.zip": "symbolic link",
-        "zip-bomb.zip": "too large",
-        "zip-lying.zip": "could not unpack",
-        "zip-many.zip": "too large",
-        "zip-nested.zip": "zips inside the zip are not opened",
-        "zip-names.zip": "unexpected file",
-        "zip-dir.zip": "is a folder",
-        "not-a-zip.zip": "zip",
-        "stray-file.txt": "expected a folder",
-        "link-folder": "symbolic link",
-    }
 
 
 def _known():
@@ -256,7 +93,7 @@ def test_case_duplicates_folders_named_like_notebooks_and_links_in_a_folder(tmp_
 
 
 def test_zip_members_duplicated_by_case_or_by_folder(tmp_path):
-    _zip(tmp_path / "ann.zip", {f"a/{NB01}.ipynb": GOOD.encode(), f"b/{NB01.upper()}.ipynb": GOOD.encode()})
+    write_zip(tmp_path / "ann.zip", {f"a/{NB01}.ipynb": GOOD.encode(), f"b/{NB01.upper()}.ipynb": GOOD.encode()})
     (tmp_path / "ann").mkdir()
     (tmp_path / "ann" / f"{NB01}.ipynb").write_bytes(b"{broken")
     items = {(i.student_id, i.notebook): i for i in intake.collect(tmp_path, _known())}
@@ -367,19 +204,19 @@ def test_exports_name_no_column_a_learner_chose(tmp_path):
 
 
 @pytest.mark.slow
-def test_bad_inputs_do_not_stop_the_batch(tmp_path):
-    (tmp_path / "subs").mkdir()
-    expected = build_bad_inputs(tmp_path / "subs")
-    results = run_grade(tmp_path / "subs", tmp_path / "out", jobs=1)
+def test_bad_inputs_do_not_stop_the_batch(graded_batch):
+    """The bad inputs, in the session's grading batch (with the samples and the catalogue)."""
+    expected, results, out = graded_batch["bad_inputs"], graded_batch["results"], graded_batch["out"]
     good = results[f"good/{NB01}"]
     assert good.status == "graded" and good.score == good.max_score
-    _check_rows([r for r in results.values() if r.student_id != "good"] + [_as_submission(good)], expected)
-    grades = _csv_rows((tmp_path / "out" / "grades.csv").read_text())
+    ids = {i for entry in expected for i in (entry.removesuffix(".zip"), intake.row_id(entry))}
+    _check_rows([r for r in results.values() if r.student_id in ids] + [_as_submission(good)], expected)
+    grades = _csv_rows((out / "grades.csv").read_text())
     assert len(grades) - 1 == len(results)
     assert all(not cell.startswith(report.FORMULA_STARTS) for row in grades for cell in row)
-    lms = _csv_rows((tmp_path / "out" / "lms.csv").read_text())
+    lms = _csv_rows((out / "lms.csv").read_text())
     assert lms[0] == ["student_id", *paths.notebook_names(), "total"]
-    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    data = json.loads((out / "results.json").read_text())
     assert all(s["errors"] for s in data["submissions"] if s["status"] == "rejected")
 
 
