@@ -8,10 +8,13 @@ import sys
 COMMANDS = {
     "release": ("autograder.release", "regenerate notebooks/ and the student bundle from solutions/"),
     "grade": ("autograder.grade", "grade SUBMISSIONS into RESULTS (grades.csv, results.json, feedback)"),
+    "merge": ("autograder.merge", "merge the results of grade --shard K/N (K = 1..N) into one results folder"),
     "check": ("autograder.check", "run a notebook's visible tests and print a per-part table"),
     "demo": ("autograder.demo", "release, grade the sample submissions in data/, print the grades"),
     "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip (--out autograder.zip)"),
     "gradescope-run": ("autograder.gradescope:run_main", "(inside Gradescope) grade /autograder/submission"),
+    "mark": ("autograder.manual:mark_main", "give a written answer its points, then rewrite the reports"),
+    "export": ("autograder.manual:export_main", "rewrite RESULTS' reports with the points given by hand"),
     "author": ("autograder.authoring", "turn a percent-format draft into a source notebook"),
 }
 
