@@ -22,6 +22,18 @@ def is_answer(cell) -> bool:
     return isinstance(meta, dict) and bool(meta.get("solution")) and cell.get("cell_type") == "code"
 
 
+def is_written(cell) -> bool:
+    """An nbgrader manually graded answer: a markdown cell the learner writes in, scored by a person."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    solution_and_grade = isinstance(meta, dict) and bool(meta.get("solution")) and bool(meta.get("grade"))
+    return solution_and_grade and cell.get("cell_type") == "markdown"
+
+
+def written_ids(nb) -> list[str]:
+    """grade_ids of the written (manually graded) answers, in order."""
+    return [grade_id(c) for c in nb.cells if is_written(c)]
+
+
 def is_test(cell) -> bool:
     """An autograded test cell."""
     meta = cell.get("metadata", {}).get("nbgrader")

@@ -29,7 +29,7 @@ class PartResult:
 
     name: str
     points: float
-    status: str  # "passed" | "failed" | "hidden"
+    status: str  # "passed" | "failed" | "hidden" | "written"
     message: str = ""
 
 
@@ -37,6 +37,9 @@ def parts(nb) -> list[PartResult]:
     """Per visible test cell: passed or failed with its message; hidden-only cells marked."""
     out = []
     for cell in nb.cells:
+        if answers.is_written(cell):
+            points = float(cell.metadata.nbgrader.get("points", 0))
+            out.append(PartResult(answers.grade_id(cell), points, "written", "graded by a person after you hand in"))
         if not answers.is_test(cell):
             continue
         points = float(cell.metadata.nbgrader.get("points", 0))

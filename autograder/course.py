@@ -12,6 +12,7 @@ from autograder import paths
 
 COURSE_ID = "attention-workbook"
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's stub for a written (markdown) answer
 
 _CONFIG = """\
 # Written by the autograder package; regenerated on every run, do not edit.

@@ -46,7 +46,7 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     """A markdown table: every test with its points, pass/fail and message; then flags."""
     rows = ["| test | points | result | checks | message |", "|---|---|---|---|---|"]
     for t in result.tests:
-        mark = "✓" if t.status == "passed" else "✗"
+        mark = {"passed": "✓", "failed": "✗"}.get(t.status, md_text(t.status))  # written: by hand, or pending
         message = md_text(t.message.replace("\n", " ")[:400])
         name = f"`{t.name}`{' (hidden)' if t.hidden else ''}"
         rows.append(f"| {name} | {t.score:g}/{t.max_score:g} | {mark} | {md_text(t.parts())} | {message} |")
@@ -55,7 +55,7 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
         text += "\n\n**Notes from the grader**\n\n" + "\n".join(
             f"- {md_text(x.replace(chr(10), ' ')[:1000])}" for x in result.errors + result.flags
         )
-    return nbformat.v4.new_markdown_cell(text)
+    return nbformat.v4.new_markdown_cell(text, metadata={"workbook_summary": True})
 
 
 # What a learner's output may show in the feedback page. Every other type (text/html,
@@ -123,6 +123,8 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
             cell.source = strip_hidden(cell.source)
             test = by_name.get(answers.grade_id(cell))
             cell.outputs = [_verdict_output(test)] if test else []
+        elif answers.is_written(cell):  # the learner's own markdown: shown as text, never as markup
+            cell.source = md_text(cell.source)
         elif cell.cell_type == "code":
             outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
             cell.outputs = [o for o in map(safe_output, outputs) if o is not None]
@@ -136,6 +138,7 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
             "language_info": {"name": "python", "pygments_lexer": "ipython3"},
         }
     )
+    nb.cells = [c for c in nb.cells if not c.metadata.get("workbook_summary")]  # feedback written again
     nb.cells.insert(0, summary_cell(result))
     clean_text(nb)
     return nb

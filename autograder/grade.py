@@ -173,6 +173,12 @@ class Recorder:
         feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
         _save_state(self.opts.out, result, digest, recorded=True)
 
+    def refresh_feedback(self, result: NotebookResult) -> None:
+        """Rewrite one recorded submission's feedback page (a person has graded its written answers)."""
+        if self.session is None:
+            self.session = gradebook.Session(self.course)
+        feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
+
 
 def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
     """Record one result; if nbgrader fails on it, save it as an error (not retried until it changes)."""
@@ -226,6 +232,7 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
         if state["result"]["status"] == "graded" and not state.get("recorded"):
             _record_or_error(opts, recorder, NotebookResult.from_dict(state["result"]), state["digest"])
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
+    gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
     return results
@@ -250,11 +257,13 @@ def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
 
 def grade(opts: Options) -> list[NotebookResult]:
     """Grade every submission; returns all results held in opts.out (one live run per results folder)."""
-    with runlock.results_folder(opts.out), runlock.uid_block() as uid_base:
-        return _grade(opts, uid_base)
+    how = launchers.choose(opts.unsafe, opts.mode)
+    uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)  # one uid per job: a block
+    with runlock.results_folder(opts.out), uids as uid_base:
+        return _grade(opts, how, uid_base)
 
 
-def _grade(opts: Options, uid_base: int) -> list[NotebookResult]:
+def _grade(opts: Options, how: launchers.Launcher, uid_base: int) -> list[NotebookResult]:
     known = {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()
@@ -322,7 +331,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         results = grade(opts)
-    except (OSError, runlock.RunBusy, sharding.ShardError) as exc:  # a missing, unwritable, busy or other shard's folder
+    except (
+        OSError,
+        runlock.RunBusy,
+        sharding.ShardError,
+    ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     print(table(results))

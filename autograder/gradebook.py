@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import coursecache, paths
 from autograder.course import COURSE_ID, Course, NbgraderError
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import GRADED_BY_HAND, NotebookResult, write_json_atomic
 
 
 def prepare(course: Course, names: list[str]) -> None:
@@ -103,6 +103,8 @@ def reconcile(course: Course, results: list[NotebookResult]) -> None:
     with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
         for result in results:
             for test in result.tests:
+                if test.manual:  # a person's score: never written here
+                    continue
                 grade = _find(gb, result, test.name)
                 if grade is None:  # not a scoring matter: the points stand, nbgrader's copy of them is missing
                     result.errors.append(f"{test.name}: missing from the nbgrader gradebook; its points are not there")
@@ -117,3 +119,45 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
         return gb.find_grade(test, result.notebook, result.notebook, result.student_id)
     except MissingEntry:
         return None
+
+
+def apply_manual(course: Course, results: list[NotebookResult]) -> None:
+    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`)."""
+    pending = [r for r in results if any(t.manual for t in r.tests)]
+    if not pending or not course.db_path.exists():
+        return
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        for result in pending:
+            for test in (t for t in result.tests if t.manual):
+                grade = _find(gb, result, test.name)
+                if grade is not None and grade.manual_score is not None:
+                    test.score, test.status = float(grade.manual_score), GRADED_BY_HAND
+                    test.message = _comment(gb, result, test.name)
+            result.total()
+
+
+def _comment(gb: Gradebook, result: NotebookResult, name: str) -> str:
+    """The grader's comment on a written answer, if any."""
+    try:
+        return gb.find_comment(name, result.notebook, result.notebook, result.student_id).manual_comment or ""
+    except MissingEntry:
+        return ""
+
+
+def set_manual(course: Course, student: str, notebook: str, answer: str, points: float, comment: str = "") -> float:
+    """Store a person's score (and comment) for one written answer; returns the answer's maximum."""
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        try:
+            grade = gb.find_grade(answer, notebook, notebook, student)
+        except MissingEntry:
+            raise KeyError(f"no graded answer {answer!r} of {student!r} in {notebook!r}") from None
+        if grade.cell_type != "markdown":
+            raise ValueError(f"{answer!r} is graded automatically; only written answers are scored by hand")
+        if not 0 <= points <= grade.max_score:
+            raise ValueError(f"{points:g} points is outside 0..{grade.max_score:g} for {answer!r}")
+        grade.manual_score = points
+        if comment:
+            comment_row = gb.find_comment(answer, notebook, notebook, student)
+            comment_row.manual_comment = comment
+        gb.db.commit()
+        return float(grade.max_score)

@@ -12,13 +12,15 @@ from collections import Counter
 import nbformat
 
 from autograder import answers
-from autograder.course import CODE_STUB
+from autograder.course import CODE_STUB, TEXT_STUB
 
 MAX_UNKNOWN_IDS = 5  # unknown cell ids named in the flags; the rest are counted
 
 
 def _stub_like(source_cell) -> str:
     """The student stub of an answer cell (what release shows), used when the answer is missing."""
+    if source_cell.cell_type == "markdown":  # a written answer (nbgrader's text stub)
+        return TEXT_STUB
     lines, inside = [], False
     for line in source_cell.source.splitlines():
         if line.strip() == "### BEGIN SOLUTION":
@@ -97,7 +99,13 @@ def compare_cells(release_nb, submitted_nb) -> list[str]:
             continue
         seen_order.append(gid)
         ref = released[gid]
-        kind = "answer" if answers.is_answer(ref) else "test" if answers.is_test(ref) else "locked"
+        kind = (
+            "answer"
+            if answers.is_answer(ref) or answers.is_written(ref)
+            else "test"
+            if answers.is_test(ref)
+            else "locked"
+        )
         cell_type = cell.get("cell_type")
         if cell_type != ref.cell_type:
             flags.append(f"{kind} cell {gid!r} retyped to {_show(cell_type, 30)}; source version used")
@@ -135,12 +143,14 @@ def rebuild(source_nb, release_nb, submitted_nb) -> tuple[nbformat.NotebookNode,
     kernel = spec.get("name") if isinstance(spec, dict) else None
     if kernel != source_nb.metadata.get("kernelspec", {}).get("name"):
         flags.append(f"kernel spec changed to {_show(kernel, 40)}; the course's kernel used")
-    wanted = set(answers.answer_ids(source_nb))
+    wanted = {
+        answers.grade_id(c): c.cell_type for c in source_nb.cells if answers.is_answer(c) or answers.is_written(c)
+    }
     given: dict[str, str] = {}
     cells = _cells(submitted_nb)
     for cell in cells:
         gid = _gid(cell)
-        if gid in wanted and gid not in given and _meta(cell).get("solution") and cell.get("cell_type") == "code":
+        if gid in wanted and gid not in given and _meta(cell).get("solution") and cell.get("cell_type") == wanted[gid]:
             given[gid] = _text(cell.get("source"))
     extra = [c for c in cells if c.get("cell_type") == "code" and not _gid(c)]
     release_plain = [c for c in release_nb.cells if c.cell_type == "code" and not answers.grade_id(c)]
@@ -148,7 +158,7 @@ def rebuild(source_nb, release_nb, submitted_nb) -> tuple[nbformat.NotebookNode,
         flags.append(f"{len(extra) - len(release_plain)} added code cell(s) ignored: only answer cells are graded")
     out = nbformat.from_dict(source_nb)
     for cell in out.cells:
-        if answers.is_answer(cell):
+        if answers.is_answer(cell) or answers.is_written(cell):
             cell.source = given.get(answers.grade_id(cell), _stub_like(cell))
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None

@@ -27,6 +27,7 @@ GRADES_COLUMNS = [
     "status",
     "flags",
     "reason",
+    "needs_manual_grading",  # written answers no person has scored yet
 ]
 
 
@@ -73,6 +74,7 @@ def grades_csv(results: list[NotebookResult]) -> str:
                 r.status,
                 len(r.flags),
                 "; ".join(r.errors)[:500],
+                " ".join(t.name for t in r.tests if t.pending),
             ]
         )
     return csv_text(rows)

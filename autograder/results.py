@@ -7,6 +7,9 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+NEEDS_MANUAL = "needs manual grading"
+GRADED_BY_HAND = "graded by hand"
+
 
 @dataclass
 class TestResult:
@@ -23,6 +26,12 @@ class TestResult:
     visible_checks: int = 0  # checks its visible part made
     hidden_checks: int = 0  # checks its hidden part made
     failed_in: str = ""  # "visible" | "hidden": the part that failed
+    manual: bool = False  # a written answer: its points are given by a person (nbgrader formgrader)
+
+    @property
+    def pending(self) -> bool:
+        """A written answer no person has scored yet."""
+        return self.manual and self.status == NEEDS_MANUAL
 
     def parts(self) -> str:
         """What each part of the test did, e.g. "3 visible checks passed, 2 hidden checks: 1 failed"."""
@@ -57,6 +66,11 @@ class NotebookResult:
     @property
     def key(self) -> str:
         return f"{self.student_id}/{self.notebook}"
+
+    @property
+    def auto_max(self) -> float:
+        """The points the automatic checks can give (written answers, scored by a person, excluded)."""
+        return round(sum(t.max_score for t in self.tests if not t.manual), 6)
 
     def total(self) -> None:
         """Recompute score and max_score from the tests."""

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from autograder import answers
 from autograder.feedback import strip_hidden
 from autograder.harness import TrustedVerdict
-from autograder.results import NotebookResult, TestResult
+from autograder.results import NEEDS_MANUAL, NotebookResult, TestResult
+
+WRITTEN = "a written answer: a person grades it (nbgrader formgrader, or python -m autograder mark)"
 
 _VISIBLE_CHECK = re.compile(r"\bcheck\.\w+\(")
 
@@ -49,6 +51,9 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
     """Fill result's tests, points and flags: a test's points come from its trusted verdict alone."""
     flags = list(facts.flags)
     for cell in source.cells:
+        if answers.is_written(cell):  # a person gives these points: none until then
+            points = float(cell.metadata.nbgrader.get("points", 0))
+            result.tests.append(TestResult(answers.grade_id(cell), 0.0, points, NEEDS_MANUAL, WRITTEN, manual=True))
         if not answers.is_test(cell):
             continue
         test = answers.grade_id(cell)

@@ -102,11 +102,11 @@ def _watch_cells() -> None:
 
 def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
     """The self-check table: (part, status, message, points or None) rows, then an honest total."""
-    marks = {"passed": "✓", "failed": "✗", "hidden": "·", "running": "?"}
+    marks = {"passed": "✓", "failed": "✗", "hidden": "·", "running": "?", "written": "✎"}
     lines = [f"{'part':<32} {'points':>6}  result"]
     for name, status, message, points in parts:
         shown = "" if points is None else f"{points:g}"
-        note = " (checked by hidden tests when graded)" if status == "hidden" else ""
+        note = {"hidden": " (checked by hidden tests when graded)", "written": " (graded by a person)"}.get(status, "")
         lines.append(f"{name:<32} {shown:>6}  {marks[status]} {status}{note}")
         if status == "failed":
             lines.append(f"    {message}")

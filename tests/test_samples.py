@@ -33,7 +33,8 @@ def test_reference_gets_full_marks(graded_samples, name):
     result = graded_samples[0][f"ada/{name}"]
     assert result.status == "graded", result.errors
     assert result.max_score > 0
-    assert result.score == result.max_score, [(t.name, t.message) for t in result.tests if t.status != "passed"]
+    # every automatic point; written answers wait for a person (tests/test_manual_grading.py)
+    assert result.score == result.auto_max, [(t.name, t.message) for t in result.tests if t.status != "passed"]
     assert result.flags == []
 
 

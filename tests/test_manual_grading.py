@@ -1,0 +1,175 @@
+"""Written answers, graded by a person through real nbgrader: pending after `grade`, scored in the gradebook, exported."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT, SANDBOX_PROBLEM
+from nbgrader.api import Gradebook
+from support import make_submission
+
+from autograder import answers, grade, paths
+from autograder.course import COURSE_ID
+from autograder.limits import Limits
+from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL
+
+pytestmark = pytest.mark.slow
+NB03 = "03_multi_head_attention"
+ANSWER = "The batch, the queries and the keys; the heads are averaged away, so H is not in the shape."
+
+
+def written_ids(name: str) -> list[str]:
+    return answers.written_ids(nbformat.read(paths.source_notebook(name), as_version=4))
+
+
+def test_the_course_asks_at_least_five_written_questions_with_points_and_a_rubric():
+    found = {}
+    for name in paths.notebook_names():
+        for cell in nbformat.read(paths.source_notebook(name), as_version=4).cells:
+            if answers.is_written(cell):
+                found[answers.grade_id(cell)] = cell
+    assert len(found) >= 5, sorted(found)
+    for gid, cell in found.items():
+        assert cell.metadata.nbgrader["points"] > 0, gid
+        assert "**Rubric" in cell.source and "### BEGIN SOLUTION" in cell.source, f"{gid}: no rubric in the source"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One learner's notebook 03 (reference code, one written answer) graded once."""
+    tmp = tmp_path_factory.mktemp("manual")
+    nb = make_submission(NB03, None)
+    for cell in nb.cells:
+        if answers.is_written(cell):
+            cell.source = ANSWER
+    (tmp / "subs" / "wes").mkdir(parents=True)
+    nbformat.write(nb, tmp / "subs" / "wes" / f"{NB03}.ipynb")
+    opts = grade.Options(tmp / "subs", tmp / "out", jobs=1, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)
+    (result,) = grade.grade(opts)
+    return opts, result
+
+
+def _rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(path.open(encoding="utf-8")))
+
+
+def test_grade_reports_each_written_answer_as_needing_manual_grading(graded):
+    opts, result = graded
+    [gid] = written_ids(NB03)
+    written = {t.name: t for t in result.tests}[gid]
+    assert (written.status, written.score, written.manual) == (NEEDS_MANUAL, 0.0, True)
+    automatic = [t for t in result.tests if not t.manual]
+    assert all(t.status == "passed" for t in automatic), [(t.name, t.message) for t in automatic]
+    assert result.score == result.max_score - written.max_score
+    [row] = _rows(opts.out / "grades.csv")
+    assert row["needs_manual_grading"] == gid
+    saved = json.loads((opts.out / "results.json").read_text())["submissions"][0]
+    assert {t["name"]: t["status"] for t in saved["tests"]}[gid] == NEEDS_MANUAL
+    page = (opts.out / "feedback" / "wes" / f"{NB03}.html").read_text()
+    assert NEEDS_MANUAL in page and ANSWER.split(";")[0] in page
+
+
+def test_a_score_entered_in_nbgrader_reaches_every_export_and_survives_a_rerun(graded):
+    opts, result = graded
+    [gid] = written_ids(NB03)
+    with Gradebook(f"sqlite:///{opts.out / '.course' / 'gradebook.db'}", COURSE_ID) as gb:  # as formgrader does
+        gb.find_grade(gid, NB03, NB03, "wes").manual_score = 1.5
+        gb.db.commit()
+    run = _cli("export", str(opts.out))
+    assert run.returncode == 0, run.stderr
+    total = result.score + 1.5
+    [row] = _rows(opts.out / "grades.csv")
+    assert (float(row["score"]), row["needs_manual_grading"]) == (total, "")
+    [lms] = _rows(opts.out / "lms.csv")
+    assert float(lms[NB03]) == total and float(lms["total"]) == total
+    saved = json.loads((opts.out / "results.json").read_text())["submissions"][0]
+    assert {t["name"]: (t["status"], t["score"]) for t in saved["tests"]}[gid] == (GRADED_BY_HAND, 1.5)
+    (again,) = grade.grade(opts)  # nothing changed: nothing re-run, and the person's score stays
+    assert again.score == total
+    with Gradebook(f"sqlite:///{opts.out / '.course' / 'gradebook.db'}", COURSE_ID) as gb:
+        assert gb.find_grade(gid, NB03, NB03, "wes").manual_score == 1.5
+
+
+def test_mark_scores_a_written_answer_and_refuses_what_is_not_one(graded):
+    opts, result = graded
+    [gid] = written_ids(NB03)
+    run = _cli("mark", str(opts.out), "wes", NB03, gid, "2", "--comment", "Precise: all three axes.")
+    assert run.returncode == 0, run.stderr
+    assert float(_rows(opts.out / "grades.csv")[0]["score"]) == result.max_score
+    page = (opts.out / "feedback" / "wes" / f"{NB03}.html").read_text()
+    assert "Precise: all three axes." in page and GRADED_BY_HAND in page
+    too_many = _cli("mark", str(opts.out), "wes", NB03, gid, "9")
+    assert too_many.returncode == 2 and "outside 0..2" in too_many.stderr
+    automatic = next(t.name for t in result.tests if not t.manual)
+    not_written = _cli("mark", str(opts.out), "wes", NB03, automatic, "1")
+    assert not_written.returncode == 2 and "only written answers" in not_written.stderr
+
+
+@pytest.mark.browser
+def test_formgrader_shows_the_written_answers_in_a_real_browser(graded, tmp_path):
+    """nbgrader's formgrader, on the results folder's own course and gradebook, opened in headless Chromium."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+    opts, _ = graded
+    course = opts.out / ".course"
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        submission = gb.find_submission_notebook(NB03, NB03, "wes").id
+    with formgrader(course) as url:
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.goto(f"{url}/formgrader/submissions/{submission}/?token={TOKEN}")
+            [gid] = written_ids(NB03)
+            cell = page.locator(".nbgrader_cell", has_text=ANSWER.split(";")[0])
+            cell.first.wait_for(timeout=60_000)
+            text = cell.first.inner_text()
+            page.screenshot(path=str(tmp_path / "formgrader.png"))
+            browser.close()
+    assert "Student's answer" in text and "Full credit" in text, text[:500]  # formgrader's grading controls
+    assert "/ 2.0" in text, f"{gid} should be out of its 2 points: {text[:500]}"
+
+
+TOKEN = "formgrader-test-token"
+
+
+@contextlib.contextmanager
+def formgrader(course: Path):
+    """A Jupyter server with nbgrader's formgrader, run in the course folder (its nbgrader_config.py)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={port}", "--ip=127.0.0.1"]
+    command += [f"--ServerApp.token={TOKEN}", "--allow-root"]
+    command += ["--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"]
+    proc = subprocess.Popen(command, cwd=course, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the Jupyter server with formgrader did not start")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
