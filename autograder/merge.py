@@ -25,7 +25,7 @@ import time
 import warnings
 from pathlib import Path
 
-from autograder import grade, runlock
+from autograder import grade, gradebook, runlock
 from autograder import shard as sharding
 from autograder.course import COURSE_ID
 from autograder.report import histogram, summary, table, write_reports
@@ -202,6 +202,7 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
             if db.exists() and course.db_path.exists():
                 copy_gradebook(db, course.db_path)
         results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
+        gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
         write_reports(out, results)
         histogram(results, out / "scores.png")
         write_json_atomic(
