@@ -38,8 +38,11 @@ def attacked(tmp_path_factory):
     out = tmp_path_factory.mktemp("attack-results")
     listener = socket.socket()  # a real service on the host's loopback for the network attack to find
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 8888))
-    listener.listen(8)
+    try:
+        listener.bind(("127.0.0.1", 8888))
+        listener.listen(8)
+    except OSError:  # another process (another test session) already listens there: the target exists
+        socket.create_connection(("127.0.0.1", 8888), timeout=2).close()
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
     try:
         results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
