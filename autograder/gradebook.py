@@ -124,7 +124,7 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
 def apply_manual(course: Course, results: list[NotebookResult]) -> None:
     """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`)."""
     pending = [r for r in results if any(t.manual for t in r.tests)]
-    if not pending or not course.db_path.exists():
+    if not pending or course is None or not course.db_path.exists():
         return
     with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
         for result in pending:
