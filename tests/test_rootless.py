@@ -36,8 +36,10 @@ def probed(tmp_path_factory):
     """Three learners submitting the probe, graded at 2 jobs as this user; (results, probes, secrets)."""
     tmp = tmp_path_factory.mktemp("rootless")
     subs, out = tmp / "subs", tmp / "out"
-    home = Path.home()
-    secrets = [str(ROOT / "solutions"), str(out), str(home), str(subs)]
+    # a file of the instructor's own (a venv under the home folder makes the path to it exist, empty)
+    planted = Path.home() / f".workbook-rootless-secret-{os.getpid()}"
+    planted.write_text("the instructor's")
+    secrets = [str(ROOT / "solutions"), str(out), str(planted), str(subs)]
     probe = tmp / "probe.py"
     text = PROBE.read_text().replace("__SECRETS__", "|".join(secrets)).replace("__GRADER_PID__", str(os.getpid()))
     probe.write_text(text)
@@ -51,6 +53,7 @@ def probed(tmp_path_factory):
         results = {r.student_id: r for r in grade.grade(opts)}
     finally:
         shutil.rmtree(work_root, ignore_errors=True)
+        planted.unlink()
     probes = {}
     for learner in LEARNERS:
         cells = nbformat.read(out / ".state" / learner / f"{NB01}.ipynb", as_version=4).cells
