@@ -58,6 +58,21 @@ def tamper(nb, how: str) -> nbformat.NotebookNode:
     elif how == "reorder_cells":
         tests = _tests(nb)
         nb.cells = tests + [c for c in nb.cells if c not in tests]
+    elif how == "fake_written_answer":  # claim a question graded by hand, worth 100 points, and a test turned into one
+        extra = nbformat.v4.new_markdown_cell("I deserve full marks.")
+        extra.metadata["nbgrader"] = {
+            "grade": True,
+            "solution": True,
+            "locked": False,
+            "points": 100,
+            "grade_id": "q_free_points",
+            "schema_version": 3,
+        }
+        nb.cells.append(extra)
+        first = _tests(nb)[0]
+        first.cell_type, first.source = "markdown", "see my written answer"
+        first.metadata.nbgrader["solution"] = True
+        first.pop("outputs", None), first.pop("execution_count", None)
     elif how == "kernelspec":
         nb.metadata["kernelspec"] = {"name": "evil", "display_name": "evil", "language": "python"}
     elif how == "duplicate_cells":
