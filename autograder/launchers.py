@@ -72,7 +72,12 @@ class Launcher:
         return "/tmp"
 
     def command(self, job: KernelJob, kernel_cmd: list[str], connection_file: str) -> list[str]:
-        """The command that starts the kernel `kernel_cmd` inside this mode's sandbox."""
+        """The command that starts the kernel `kernel_cmd`: join the job's cgroups, then this mode's sandbox."""
+        groups = sandbox.job_cgroups(job.name, job.limits)
+        return sandbox.cgroup_prefix(job, groups) + self.sandboxed_kernel(job, kernel_cmd, groups, connection_file)
+
+    def sandboxed_kernel(self, job: KernelJob, kernel_cmd: list[str], groups, connection_file: str) -> list[str]:
+        """The kernel command inside this mode's sandbox (after the cgroups are joined)."""
         raise NotImplementedError
 
     @contextmanager
@@ -85,11 +90,10 @@ class BwrapLauncher(Launcher):
     """As root: one bubblewrap per kernel, the job's own uid, cgroups where writable."""
 
     mode = "bwrap"
+    rootless: ClassVar[bool] = False
 
-    def command(self, job, kernel_cmd, connection_file):
-        groups = sandbox.job_cgroups(job.name, job.limits)
-        inner = sandbox.bwrap_command(job, sandbox.with_seccomp(job.ipc, kernel_cmd), rootless=False)
-        return sandbox.cgroup_prefix(job, groups) + inner
+    def sandboxed_kernel(self, job, kernel_cmd, groups, connection_file):
+        return sandbox.bwrap_command(job, sandbox.with_seccomp(job.ipc, kernel_cmd), rootless=self.rootless)
 
 
 class ForkServerLauncher(BwrapLauncher):
@@ -100,11 +104,9 @@ class ForkServerLauncher(BwrapLauncher):
     def ipc_parent(self) -> str:
         return str(Path(self.launch.server).parent.parent)
 
-    def command(self, job, kernel_cmd, connection_file):
-        groups = sandbox.job_cgroups(job.name, job.limits)
+    def sandboxed_kernel(self, job, kernel_cmd, groups, connection_file):
         request = sandbox.fork_request(job, groups, connection_file)
-        relay = [sys.executable, "-I", "-S", str(sandbox.RELAY), self.launch.server, json.dumps(request)]
-        return sandbox.cgroup_prefix(job, groups) + relay
+        return [sys.executable, "-I", "-S", str(sandbox.RELAY), self.launch.server, json.dumps(request)]
 
     @contextmanager
     def serving(self, work_root: Path) -> Iterator[Launch]:
@@ -113,16 +115,12 @@ class ForkServerLauncher(BwrapLauncher):
             yield Launch(self.mode, server) if server else Launch(BwrapLauncher.mode)
 
 
-class RootlessLauncher(Launcher):
+class RootlessLauncher(BwrapLauncher):
     """An ordinary user: bubblewrap in an unprivileged user namespace, rlimits (cgroups where delegated)."""
 
     mode = "rootless"
+    rootless = True
     own_uid = False  # one uid is all an unprivileged user has; the namespaces keep jobs apart
-
-    def command(self, job, kernel_cmd, connection_file):
-        groups = sandbox.job_cgroups(job.name, job.limits)
-        inner = sandbox.bwrap_command(job, sandbox.with_seccomp(job.ipc, kernel_cmd), rootless=True)
-        return sandbox.cgroup_prefix(job, groups) + inner
 
 
 class UserOnlyLauncher(Launcher):
@@ -130,10 +128,8 @@ class UserOnlyLauncher(Launcher):
 
     mode = "user-only"
 
-    def command(self, job, kernel_cmd, connection_file):
-        groups = sandbox.job_cgroups(job.name, job.limits)
-        inner = sandbox.user_only_command(job, sandbox.with_seccomp(job.ipc, kernel_cmd))
-        return sandbox.cgroup_prefix(job, groups) + inner
+    def sandboxed_kernel(self, job, kernel_cmd, groups, connection_file):
+        return sandbox.user_only_command(job, sandbox.with_seccomp(job.ipc, kernel_cmd))
 
 
 class UnsafeLauncher(Launcher):
