@@ -5,6 +5,11 @@ from __future__ import annotations
 import importlib
 import sys
 
+# jsonschema (imported by nbformat) builds some 40 lark parsers at import time when the optional
+# rfc3987_syntax is installed, only to check "iri" formats that no notebook schema uses: about a
+# second in every grader process (and spawned worker). Without it, jsonschema skips that check.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
 COMMANDS = {
     "release": ("autograder.release", "regenerate notebooks/ and the student bundle from solutions/"),
     "grade": ("autograder.grade", "grade SUBMISSIONS into RESULTS (grades.csv, results.json, feedback)"),

@@ -19,20 +19,27 @@ import secrets
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, gradebook, intake, launchers, paths, runlock, sandbox
+from autograder import answers, feedback, intake, launchers, paths, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, clean_text, write_json_atomic
-from autograder.worker import Job, run_job
+
+if TYPE_CHECKING:
+    from autograder.worker import Job
+
+# autograder.worker (torch) and autograder.gradebook (nbgrader) are imported where used: a run
+# starts its fork server first, and the server imports torch while the grader imports these.
 
 ENGINE_VERSION = "2"  # 2: checks run in the grader, against the kernel
 
@@ -104,6 +111,9 @@ def _max_points(name: str) -> float:
 
 
 def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -> list[Job]:
+    from autograder import gradebook
+    from autograder.worker import Job
+
     todo = []
     for item in items:
         if isinstance(item, NotebookResult):
@@ -137,6 +147,8 @@ def _init_worker() -> None:
 
 def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
     """Worker entry point (in a child process): never raises."""
+    from autograder.worker import run_job
+
     try:
         return run_job(job, uid=runlock.job_uid(uid_base, slot))
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
@@ -162,6 +174,8 @@ class Recorder:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
         if result.status != "graded":
             return
+        from autograder import gradebook
+
         if self.session is None:
             self.session = gradebook.Session(self.course)
         if executed is None:
@@ -175,6 +189,8 @@ class Recorder:
 
     def refresh_feedback(self, result: NotebookResult) -> None:
         """Rewrite one recorded submission's feedback page (a person has graded its written answers)."""
+        from autograder import gradebook
+
         if self.session is None:
             self.session = gradebook.Session(self.course)
         feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
@@ -191,13 +207,19 @@ def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, 
 
 
 def run_jobs(
-    opts: Options, how: launchers.Launcher, todo: list[Job], digest: str, recorder: Recorder, uid_base: int
+    opts: Options,
+    ready: Callable[[], launchers.Launch],
+    todo: list[Job],
+    digest: str,
+    recorder: Recorder,
+    uid_base: int,
 ) -> None:
-    """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done."""
+    """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done.
+
+    `ready` gives the Launch the jobs carry, once the run's server (if any) is up.
+    """
     from tqdm.auto import tqdm
 
-    if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
-        print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
     bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
 
     def done(result: NotebookResult, executed) -> None:
@@ -205,10 +227,11 @@ def run_jobs(
         _record_or_error(opts, recorder, result, digest, executed)
         bar.update()
 
-    with how.serving(opts.work_dir) if todo else nullcontext(how.launch) as launch:
+    if todo:
+        launch = ready()
         for job in todo:
             job.launch = launch
-        if opts.jobs <= 1:
+        if opts.jobs <= 1 or len(todo) <= 1:  # one job: no worker to spawn and import torch again
             for i, job in enumerate(todo):
                 done(*_run_one(job, i, uid_base))
         else:
@@ -231,6 +254,8 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     for state in _load_state(opts.out).values():
         if state["result"]["status"] == "graded" and not state.get("recorded"):
             _record_or_error(opts, recorder, NotebookResult.from_dict(state["result"]), state["digest"])
+    from autograder import gradebook
+
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     write_reports(opts.out, results)
@@ -243,6 +268,8 @@ def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
 
     The set-up comes from the machine's course cache (autograder.coursecache) into opts.out/.course.
     """
+    from autograder import gradebook
+
     names = paths.notebook_names()
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
     course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
@@ -260,10 +287,14 @@ def grade(opts: Options) -> list[NotebookResult]:
     how = launchers.choose(opts.unsafe, opts.mode)
     uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)  # one uid per job: a block
     with runlock.results_folder(opts.out), uids as uid_base:
-        return _grade(opts, how, uid_base)
+        if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
+            print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
+        # started before the set-up, waited for when the first job starts (nothing waits if none does)
+        with how.serving(opts.work_dir) as ready:
+            return _grade(opts, ready, uid_base)
 
 
-def _grade(opts: Options, how: launchers.Launcher, uid_base: int) -> list[NotebookResult]:
+def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) -> list[NotebookResult]:
     known = {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()
@@ -281,7 +312,7 @@ def _grade(opts: Options, how: launchers.Launcher, uid_base: int) -> list[Notebo
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
     recorder = Recorder(opts, course)
-    run_jobs(opts, how, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
+    run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
     return finish(opts, recorder)
 
 

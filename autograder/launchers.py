@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,9 +81,12 @@ class Launcher:
         raise NotImplementedError
 
     @contextmanager
-    def serving(self, work_root: Path) -> Iterator[Launch]:
-        """What the run holds open around its jobs; yields the Launch its jobs carry."""
-        yield self.launch
+    def serving(self, work_root: Path) -> Iterator[Callable[[], Launch]]:
+        """What the run holds open around its jobs; yields a function giving the Launch its jobs carry.
+
+        The function may wait (for a server started on entering): the run does its own set-up in between.
+        """
+        yield lambda: self.launch
 
 
 class BwrapLauncher(Launcher):
@@ -109,10 +112,10 @@ class ForkServerLauncher(BwrapLauncher):
         return [sys.executable, "-I", "-S", str(sandbox.RELAY), self.launch.server, json.dumps(request)]
 
     @contextmanager
-    def serving(self, work_root: Path) -> Iterator[Launch]:
+    def serving(self, work_root: Path) -> Iterator[Callable[[], Launch]]:
         """The fork server for this run; if it does not start, every kernel is started by bwrap."""
-        with preload.running(work_root, kernel_env("/tmp")) as server:
-            yield Launch(self.mode, server) if server else Launch(BwrapLauncher.mode)
+        with preload.starting(work_root, kernel_env("/tmp")) as ready:
+            yield lambda: Launch(self.mode, ready()) if ready() else Launch(BwrapLauncher.mode)
 
 
 class RootlessLauncher(BwrapLauncher):

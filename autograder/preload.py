@@ -9,13 +9,14 @@ bwrap instead (slower: each job imports torch again).
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -58,10 +59,12 @@ def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
 
 
 @contextmanager
-def running(work_root: Path, env: dict[str, str]) -> Iterator[str]:
-    """Start the fork server for one grading run; yields its socket path ("" if it did not start).
+def starting(work_root: Path, env: dict[str, str]) -> Iterator[Callable[[], str]]:
+    """Start the fork server for one grading run; yields a function that waits until it is ready.
 
-    `env` is the kernels' environment: the hash seed and thread count are fixed at the server's start.
+    The function returns its socket path ("" if it did not start). Started first and waited
+    for last, the server imports torch while the grader sets up. `env` is the kernels'
+    environment: the hash seed and thread count are fixed at the server's start.
     """
     ipc_root = Path(tempfile.mkdtemp(prefix="agf-", dir="/tmp"))
     os.chmod(ipc_root, 0o711)  # kernels reach their own socket folder; the control folder is root's
@@ -75,20 +78,39 @@ def running(work_root: Path, env: dict[str, str]) -> Iterator[str]:
         cmd = server_command(work_root, ipc_root, ctl)
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
     pidfile.write_text(f"{proc.pid} {ipc_root} -")  # a killed run's next start kills it (sweep_orphans)
+    ready = functools.cache(lambda: _socket_when_ready(proc, ctl))
     try:
-        try:
-            _wait_ready(proc, ctl / "server.log")
-            server = str(ctl / "sock")
-        except PreloadFailed as exc:  # grading goes on, the slower way
-            print(f"warning: {exc}\nstarting each kernel with bubblewrap instead", file=sys.stderr)
-            server = ""
-        yield server
+        yield ready
     finally:
-        proc.stdin.close()  # the server's signal to stop
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
+        if ready.cache_info().currsize == 0:  # no job needed it: do not wait for it to finish starting
             proc.kill()
-            proc.wait()
+        _stop(proc)
         pidfile.unlink(missing_ok=True)
         sandbox.remove_tree(ipc_root)
+
+
+@contextmanager
+def running(work_root: Path, env: dict[str, str]) -> Iterator[str]:
+    """Start the fork server and wait for it; yields its socket path ("" if it did not start)."""
+    with starting(work_root, env) as ready:
+        yield ready()
+
+
+def _socket_when_ready(proc: subprocess.Popen, ctl: Path) -> str:
+    """The server's socket once it says it is ready; "" (and a warning) if it did not start."""
+    try:
+        _wait_ready(proc, ctl / "server.log")
+        return str(ctl / "sock")
+    except PreloadFailed as exc:  # grading goes on, the slower way
+        print(f"warning: {exc}\nstarting each kernel with bubblewrap instead", file=sys.stderr)
+        return ""
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the server: end of its stdin is its signal; killed if it does not go."""
+    proc.stdin.close()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
