@@ -73,11 +73,14 @@ class Session:
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
 
+        from autograder.nbgrader_ext import FeedbackExporter
+
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
         extra = Config()
         extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
         extra.ClearOutput.enabled = False
         extra.Exchange.root = str(course.root / ".exchange")
+        extra.GenerateFeedback.exporter_class = FeedbackExporter  # the same page, without a re-parse
         config.merge(extra)
         self.api = NbGraderAPI(config=config)
         # nbgrader's own SQLAlchemy usage warns on every submission; it is not ours to fix
