@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from support import catalogue_entries, make_submission  # noqa: E402
+from support import catalogue_submissions, make_submission  # noqa: E402
 
 from autograder import coursecache, grade, paths, release, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
@@ -60,20 +60,19 @@ def graded_batch(tmp_path_factory) -> dict:
 
     Every job has its own kernel and sandbox, so one batch proves what separate runs would,
     and pays a run's fixed costs (fork server, workers, last straggler) once.
-    Keys: results ('student/notebook' -> result), out, samples, catalogue (key -> entry file), bad_inputs.
+    Keys: results ('student/notebook' -> result), out, samples, catalogue (entry file -> key), bad_inputs.
     """
     from bad_inputs import build_bad_inputs
 
     subs = tmp_path_factory.mktemp("batch-submissions")
     shutil.copytree(paths.DATA / "submissions", subs, dirs_exist_ok=True)
     samples = {f"{p.parent.name}/{p.stem}" for p in (paths.DATA / "submissions").glob("*/*.ipynb")}
-    catalogue = {}
+    catalogue = {}  # entry file -> the key of the submission that holds it
     for name in NAMES:
-        for path in catalogue_entries(name):
-            student = f"{name[:2]}-{path.stem}".replace("_", "-")
+        for student, files in catalogue_submissions(name):
             (subs / student).mkdir()
-            nbformat.write(make_submission(name, path), subs / student / f"{name}.ipynb")
-            catalogue[f"{student}/{name}"] = path
+            nbformat.write(make_submission(name, files), subs / student / f"{name}.ipynb")
+            catalogue.update({path: f"{student}/{name}" for path in files})
     bad_inputs = build_bad_inputs(subs)
     out = tmp_path_factory.mktemp("batch-results")
     results = run_grade(subs, out)
@@ -90,6 +89,9 @@ def graded_samples(graded_batch) -> tuple[dict, Path]:
 
 @pytest.fixture(scope="session")
 def graded_catalogue(graded_batch) -> tuple[dict, dict]:
-    """Every catalogue entry of every notebook as one learner's submission, graded (in the session's batch)."""
-    entries = graded_batch["catalogue"]
-    return {k: r for k, r in graded_batch["results"].items() if k in entries}, entries
+    """Every catalogue entry of every notebook, graded in the session's batch: entry file -> its submission's result.
+
+    A wrong entry is a submission of its own; right entries of different cells share one
+    (support.catalogue_submissions).
+    """
+    return {path: graded_batch["results"][key] for path, key in graded_batch["catalogue"].items()}

@@ -36,9 +36,12 @@ def expected_message(path: Path) -> str | None:
 
 
 def make_submission(
-    name: str, answer_file: Path | None, base: str = "student", defaults: dict[str, str] | None = None
+    name: str,
+    answer_file: Path | list[Path] | None,
+    base: str = "student",
+    defaults: dict[str, str] | None = None,
 ) -> nbformat.NotebookNode:
-    """The student notebook with the reference answers, overridden by those in answer_file.
+    """The student notebook with the reference answers, overridden by those in answer_file (or files, in order).
 
     base="source" starts from the instructor source instead (hidden tests included),
     for trying an entry in a plain kernel with `tryout`. `defaults` replaces the
@@ -46,10 +49,31 @@ def make_submission(
     """
     source = nbformat.read(paths.source_notebook(name), as_version=4)
     filled = answers.reference_answers(source) if defaults is None else dict(defaults)
-    if answer_file is not None:
-        filled.update(answers.load_answer_file(answer_file))
+    for path in [answer_file] if isinstance(answer_file, (str, Path)) else answer_file or []:
+        filled.update(answers.load_answer_file(path))
     start = source if base == "source" else nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
     return answers.with_answers(start, filled)
+
+
+def catalogue_submissions(name: str) -> list[tuple[str, list[Path]]]:
+    """The catalogue as (student id, entries) submissions: one per wrong entry, right entries packed.
+
+    A wrong entry needs a submission of its own (its lost points must be its own). Right
+    entries that answer different cells share one: full marks for the pack means each of
+    them got full marks beside the others, and the batch grades 22 notebooks instead of 46.
+    """
+    entries = catalogue_entries(name)
+    packs: list[tuple[set[str], list[Path]]] = []
+    for path in (p for p in entries if entry_kind(p) == "right"):
+        cells = set(answers.load_answer_file(path))
+        pack = next((pk for pk in packs if not pk[0] & cells), None)
+        if pack is None:
+            packs.append((cells, [path]))
+        else:
+            pack[0].update(cells)
+            pack[1].append(path)
+    wrong = [(f"{name[:2]}-{p.stem}".replace("_", "-"), [p]) for p in entries if entry_kind(p) == "wrong"]
+    return wrong + [(f"{name[:2]}-right-pack-{i + 1}", files) for i, (_, files) in enumerate(packs)]
 
 
 def tryout(name: str, answer_file: Path | None) -> dict[str, str]:

@@ -43,7 +43,9 @@ def attacked(tmp_path_factory):
         listener.listen(8)
     except OSError:  # another process (another test session) already listens there: the target exists
         socket.create_connection(("127.0.0.1", 8888), timeout=2).close()
-    limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+    # tight enough that the attacks which stall or spin until a limit (cpu_hog, stall_kernel, the input
+    # transformers) cost seconds, loose enough for the honest learner's slowest cell on a loaded 2-core machine
+    limits = Limits(cell_seconds=10, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
     try:
         results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
     finally:
