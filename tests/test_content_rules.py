@@ -210,3 +210,30 @@ def test_every_hidden_check_names_its_stated_rule(name):
 def test_rules_tables_cover_every_notebook():
     """Every notebook maps each of its hidden checks to the sentence that states its rule."""
     assert RULED == list(NAMES), f"notebooks without a rules table: {sorted(set(NAMES) - set(RULED))}"
+
+
+def names_a_mistake(code: str) -> bool:
+    """The code passes a check `mistakes=` (named wrong outputs), or a string it uses says "mistake"."""
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and any(k.arg == "mistakes" for k in node.keywords):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "mistake" in node.value.lower():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_visible_test_names_the_classic_mistakes(name):
+    """Issue 17: the student version of every visible test names the classic mistakes it can recognise."""
+    silent = [
+        answers.grade_id(cell)
+        for cell in student(name).cells
+        if answers.is_test(cell) and not names_a_mistake(cell.source)
+    ]
+    assert silent == [], f"visible tests that name no classic mistake (no mistakes=, no message): {silent}"
+
+
+def test_a_test_that_names_no_mistake_is_found():
+    assert not names_a_mistake("check.close('out', f(x), want)  # a mistake in a comment does not count")
+    assert names_a_mistake("check.close('out', f(x), want, mistakes={'no scaling': g(x)})")
+    assert names_a_mistake("check.true('rows', ok, 'classic mistake: the mask is inverted')")
