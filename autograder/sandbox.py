@@ -8,7 +8,8 @@ repository, the solutions, the course folder with the gradebook, the home folder
 other submission: they are not mounted. It runs in new pid/net/ipc/uts namespaces
 with no capabilities, behind a seccomp filter, under process, file-size, CPU-time and
 memory limits: as root, as a uid of its own with cgroups where writable; as an ordinary
-user, in bubblewrap's unprivileged user namespace (no nested one allowed).
+user, in bubblewrap's unprivileged user namespace (no nested one allowed), with cgroups
+where one is delegated to the user (autograder.cgroups says where).
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 
+from autograder import cgroups
 from autograder.limits import Limits
 from autograder.reference import home_env
 
 SANDBOX_UID = 60000
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 SECCOMP = Path(__file__).with_name("seccomp.py")
 RELAY = Path(__file__).with_name("kernel_relay.py")
 _SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc", "/sbin"]
@@ -134,24 +134,9 @@ def mkdirs(path: str, made: set[str]) -> list[str]:
 
 
 def cgroup_tree(kind: str) -> Path | None:
-    """The v1 cgroup hierarchy of this kind, if the grader can create groups in it."""
-    base = CGROUP_ROOT / kind
-    return base if base.is_dir() and os.access(base, os.W_OK) else None
-
-
-def _cgroup(kind: str, name: str, settings: dict[str, str]) -> Path | None:
-    """A v1 cgroup with the given settings, or None if cgroups are not writable here."""
-    base = cgroup_tree(kind)
-    if base is None:
-        return None
-    group = base / name
-    try:
-        group.mkdir(exist_ok=True)
-        for key, value in settings.items():
-            (group / key).write_text(value)
-    except OSError:
-        return None
-    return group
+    """The folder this controller's job groups are made in (autograder.cgroups), or None: none here."""
+    found = cgroups.tree()
+    return found.base(kind) if found else None
 
 
 # fmt: off
@@ -209,20 +194,19 @@ def bwrap_command(job, kernel_cmd: list[str], rootless: bool) -> list[str]:
     return args + (_limits(job.limits) if rootless else _drop_privileges(job.uid, job.limits)) + kernel_cmd
 
 
-def job_cgroups(name: str, limits: Limits) -> tuple[Path | None, Path | None, Path | None]:
-    """The job's pids, memory and cpu cgroups (None where cgroups are not writable here)."""
-    return (
-        _cgroup("pids", name, {"pids.max": str(limits.processes)}),
-        _cgroup("memory", name, {"memory.limit_in_bytes": str(limits.memory_bytes)}),
-        _cgroup("cpu", name, {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": str(int(limits.cpus * 100000))}),
-    )
+def job_cgroups(name: str, limits: Limits) -> cgroups.Groups:
+    """The job's cgroups with its limits, in the tree found here (none: rlimits only)."""
+    return cgroups.make(name, limits)
 
 
-def cgroup_prefix(job, groups: tuple[Path | None, ...]) -> list[str]:
+def cgroup_prefix(job, groups: cgroups.Groups) -> list[str]:
     """sh -c that notes its pid, joins the job's cgroups (or sets RLIMIT_AS), then execs the rest."""
     # the pid file, where the kernel cannot reach, lets a later run kill an orphan
-    steps = [f"echo $$ {job.ipc} {job.name} > {job.pidfile}"] + [f"echo $$ > {g}/cgroup.procs" for g in groups if g]
-    steps += [] if groups[1] else [f"prlimit --pid $$ --as={job.limits.memory_bytes}"]
+    steps = [f"echo $$ {job.ipc} {job.name} > {job.pidfile}"]
+    steps += [f"echo $$ > {g}/cgroup.procs" for g in groups.paths if g != groups.memory]
+    rlimit_as = f"prlimit --pid $$ --as={job.limits.memory_bytes}"
+    # a memory group that cannot be joined leaves the job under RLIMIT_AS instead
+    steps += [f"{{ echo $$ > {groups.memory}/cgroup.procs || {rlimit_as}; }}" if groups.memory else rlimit_as]
     return ["sh", "-c", "; ".join(steps) + '; exec "$@"', "sandbox"]
 
 
@@ -242,8 +226,8 @@ def fork_request(job, groups, connection_file: str) -> dict:
         "ipc": str(job.ipc),
         "work_root": str(job.work.parent.parent),  # work is WORK_ROOT/<learner>/<notebook>
         "uid": job.uid,
-        "cgroups": [str(g) for g in groups if g],
-        "memory_cgroup": groups[1] is not None,
+        "cgroups": [str(g) for g in groups.paths],
+        "memory_cgroup": groups.memory is not None,
         "limits": {
             "processes": limits.processes,
             "memory_bytes": limits.memory_bytes,
@@ -289,24 +273,7 @@ def release_job(name: str, ipc: Path) -> bool:
     Returns True when the memory cgroup recorded an allocation over its limit.
     """
     remove_tree(ipc)
-    try:
-        memory_hit = int((CGROUP_ROOT / "memory" / name / "memory.failcnt").read_text()) > 0
-    except (OSError, ValueError):
-        memory_hit = False
-    for kind in ("pids", "memory", "cpu"):
-        group = CGROUP_ROOT / kind / name
-        if not group.is_dir():
-            continue
-        for _ in range(50):
-            try:
-                pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-                for pid in pids:
-                    os.kill(pid, 9)
-                group.rmdir()
-                break
-            except (OSError, ValueError):
-                time.sleep(0.1)
-    return memory_hit
+    return cgroups.release(name)
 
 
 def _still_running(pid: str, ipc: str) -> bool:

@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import grade, launchers
+from autograder import cgroups, grade, launchers
 from autograder.limits import Limits
 
 pytestmark = [
@@ -103,3 +103,15 @@ def test_no_process_of_a_rootless_job_survives(probed):
     listing = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
     left = [line for line in listing.splitlines() if str(work_root) in line or "sleep 300" in line]
     assert not left, f"processes of graded jobs are still running: {left}"
+
+
+def test_a_delegated_cgroup_is_used_and_left_empty(probed):
+    """Where AUTOGRADER_CGROUP names a delegation (CI gives one), the jobs' groups were made in it and removed."""
+    if not os.environ.get(cgroups.SETTING):
+        pytest.skip("no cgroup delegated to this user (AUTOGRADER_CGROUP unset): rlimits only")
+    tree = cgroups.tree()
+    assert tree is not None, f"{cgroups.SETTING}={os.environ[cgroups.SETTING]} was not usable"
+    bases = {tree.base(kind) for kind in cgroups.KINDS} - {None}
+    assert bases, "the delegation offers none of pids, memory and cpu"
+    for base in bases:
+        assert not list(base.glob("autograder-*")), f"job groups left in {base}"

@@ -1,0 +1,34 @@
+"""A job's view of its cgroup and a bounded fork bomb, printed as one CGPROBE line (reference answer kept)."""
+# %% answer sdpa
+import json as _json, os as _os, subprocess as _subprocess, time as _time
+
+_subprocess.Popen(["sleep", "317"])  # left running on purpose: the grader must kill it
+_kids, _stopped = [], ""
+try:
+    for _ in range(2000):  # more than any job may have: the pids limit (or RLIMIT_NPROC) stops it
+        _pid = _os.fork()
+        if _pid == 0:
+            _time.sleep(60)
+            _os._exit(0)
+        _kids.append(_pid)
+except OSError as _e:
+    _stopped = type(_e).__name__
+_time.sleep(4)  # held at the limit while tests/test_cgroups.py reads the group's counters
+for _pid in _kids:
+    _os.kill(_pid, 9)
+    _os.waitpid(_pid, 0)
+with open("/proc/self/cgroup") as _fh:
+    _inside = _fh.read().split()
+print("CGPROBE" + _json.dumps({"forked": len(_kids), "stopped": _stopped, "cgroup": _inside}))
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+    if mask is not None:
+        mask = mask.to(torch.bool)
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    return weights @ v, weights
