@@ -134,7 +134,7 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     def broken(job, uid):
         raise RuntimeError("the grader tripped over this one")
 
-    monkeypatch.setattr(grade, "run_job", broken)
+    monkeypatch.setattr("autograder.worker.run_job", broken)  # grade._run_one imports it when called
     [job] = todo()
     result, executed = grade._run_one(job, 0)
     assert result.status == "error" and "tripped" in result.errors[0] and executed is None
