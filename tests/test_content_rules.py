@@ -31,9 +31,6 @@ KNOWN_LONG: dict[tuple[str, str, str], int] = {
     ("solutions", "07_transformer_seq2seq", "53d8e61f"): 41,
     ("solutions", "07_transformer_seq2seq", "02055c8e"): 83,
     ("solutions", "07_transformer_seq2seq", "32d11ee1"): 51,
-    ("solutions", "08_efficient_attention", "80a37f1c"): 49,
-    ("solutions", "08_efficient_attention", "8db11a7d"): 44,
-    ("solutions", "08_efficient_attention", "08463b4e"): 41,
 }
 
 
