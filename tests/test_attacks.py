@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from autograder.limits import Limits
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
 ATTACKS = attack_files()
+INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJECTED: never inside a tag
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
 
 
@@ -85,6 +87,36 @@ def test_attack_gains_nothing(attacked, path):
         assert flag.lower() in notes.lower(), f"expected a flag mentioning {flag!r}: {notes}"
     for marker in ("READABLE", "WROTE", "CONNECTED", "ESCAPED"):
         assert marker not in text, f"{path.stem}: the sandbox let it through ({marker})"
+    page = out / "feedback" / result.student_id / f"{NB01}.html"
+    if page.exists():
+        assert not INJECTED_TAG.search(page.read_text(encoding="utf-8")), f"{path.stem}: markup became a tag"
+
+
+# The attacks on the trusted checks themselves (what they are sent, what they read back)
+IN_PROCESS = ["replace_servant", "forge_records_pickle", "frame_oracle", "tensor_subclass", "huge_reply"]
+
+
+def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path):
+    """A lone submission (and --jobs 1) is checked in the grader's process, not a worker: attack that path.
+
+    The attacks on the checks run one after another in that one process, then an honest learner:
+    each gains nothing, and nothing they did carries over to the next submission.
+    """
+    subs = tmp_path / "subs"
+    for stem in IN_PROCESS:
+        path = next(p for p in ATTACKS if p.stem == stem)
+        (subs / stem.replace("_", "-")).mkdir(parents=True)
+        nbformat.write(
+            make_submission(NB01, path, defaults=ZERO_ANSWERS), subs / stem.replace("_", "-") / f"{NB01}.ipynb"
+        )
+    (subs / "zz-honest").mkdir()
+    nbformat.write(make_submission(NB01, None), subs / "zz-honest" / f"{NB01}.ipynb")
+    limits = Limits(cell_seconds=10, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+    results = {
+        r.student_id: r for r in grade.grade(grade.Options(subs, tmp_path / "out", jobs=1, limits=limits, quiet=True))
+    }
+    assert {s: results[s.replace("_", "-")].score for s in IN_PROCESS} == dict.fromkeys(IN_PROCESS, 0)
+    assert results["zz-honest"].score == results["zz-honest"].max_score > 0
 
 
 def test_batch_survives_and_honest_learner_unaffected(attacked):
