@@ -115,7 +115,12 @@ class ForkServerLauncher(BwrapLauncher):
     def serving(self, work_root: Path) -> Iterator[Callable[[], Launch]]:
         """The fork server for this run; if it does not start, every kernel is started by bwrap."""
         with preload.starting(work_root, kernel_env("/tmp")) as ready:
-            yield lambda: Launch(self.mode, ready()) if ready() else Launch(BwrapLauncher.mode)
+
+            def launch() -> Launch:
+                server = ready()
+                return Launch(self.mode, server) if server else Launch(BwrapLauncher.mode)
+
+            yield launch
 
 
 class RootlessLauncher(BwrapLauncher):

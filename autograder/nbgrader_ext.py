@@ -27,7 +27,6 @@ class WarningsAreNotFailures(NbGraderPreprocessor):
         return cell, resources
 
 
-
 _IMG_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\balt=)", re.IGNORECASE)
 NO_ALT = '<img alt="No description has been provided for this image"'
 

@@ -35,6 +35,10 @@ def expected_message(path: Path) -> str | None:
     return None
 
 
+# A line of an answer file that stands for the cell's reference answer (tests/probes: probe, then answer)
+REFERENCE_ANSWER = "# __reference answer__"
+
+
 def make_submission(
     name: str,
     answer_file: Path | list[Path] | None,
@@ -48,9 +52,11 @@ def make_submission(
     reference answers as the starting point (e.g. wrong answers everywhere).
     """
     source = nbformat.read(paths.source_notebook(name), as_version=4)
-    filled = answers.reference_answers(source) if defaults is None else dict(defaults)
+    reference = answers.reference_answers(source)
+    filled = dict(reference if defaults is None else defaults)
     for path in [answer_file] if isinstance(answer_file, (str, Path)) else answer_file or []:
-        filled.update(answers.load_answer_file(path))
+        for cell, code in answers.load_answer_file(Path(path)).items():
+            filled[cell] = code.replace(REFERENCE_ANSWER, reference.get(cell, ""))
     start = source if base == "source" else nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
     return answers.with_answers(start, filled)
 

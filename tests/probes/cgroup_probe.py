@@ -1,4 +1,4 @@
-"""A job's view of its cgroup and a bounded fork bomb, printed as one CGPROBE line (reference answer kept)."""
+"""A job's view of its cgroup and a bounded fork bomb, printed as one CGPROBE line (then the reference answer)."""
 # %% answer sdpa
 import json as _json, os as _os, subprocess as _subprocess, time as _time
 
@@ -22,13 +22,4 @@ with open("/proc/self/cgroup") as _fh:
 print("CGPROBE" + _json.dumps({"forked": len(_kids), "stopped": _stopped, "cgroup": _inside}))
 
 
-def scaled_dot_product_attention(q, k, v, mask=None):
-    d_k = q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
-    if mask is not None:
-        mask = mask.to(torch.bool)
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    if mask is not None:
-        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    return weights @ v, weights
+# __reference answer__

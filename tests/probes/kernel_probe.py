@@ -1,4 +1,4 @@
-"""What the kernel sees of itself and its neighbours, printed as one PROBE line (reference answer kept)."""
+"""What the kernel sees of itself and its neighbours, printed as one PROBE line (then the reference answer)."""
 # %% answer sdpa
 import json as _json, os as _os, subprocess as _subprocess
 
@@ -55,13 +55,4 @@ _probe = {
 print("PROBE" + _json.dumps(_probe))
 
 
-def scaled_dot_product_attention(q, k, v, mask=None):
-    d_k = q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
-    if mask is not None:
-        mask = mask.to(torch.bool)
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    if mask is not None:
-        weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    return weights @ v, weights
+# __reference answer__
