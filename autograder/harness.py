@@ -258,10 +258,18 @@ def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
 
 
 def _is_definition(node: ast.stmt) -> bool:
-    """A def, class, import or assignment of a literal: safe to run outside the kernel."""
+    """A def, class, import or a name bound to a literal: safe to run outside the kernel.
+
+    `x[1:] = 0.0` assigns a literal too, but into an object the definitions never made: run
+    with them, it would raise and take every later helper of the cell with it.
+    """
     if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
         return True
     if isinstance(node, ast.Assign):
+        if not all(
+            isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in node.targets for n in ast.walk(t)
+        ):
+            return False
         try:
             ast.literal_eval(node.value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

@@ -13,7 +13,15 @@ from support import make_submission
 from autograder import answers, forbidden, paths
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
-from autograder.harness import Harness, _SecretSeeds, derive_seed, forbidden_rules, free_names
+from autograder.harness import (
+    Harness,
+    _is_definition,
+    _SecretSeeds,
+    compiled,
+    derive_seed,
+    forbidden_rules,
+    free_names,
+)
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink
@@ -80,6 +88,15 @@ def test_free_names():
     assert free_names(ast.parse(code)) == ["torch", "b", "y"]
 
 
+def test_a_cells_helpers_serve_later_cells_past_a_literal_written_into_an_object():
+    """`x[1:] = 0.0` is no definition: kept with them, it raised and took the later helpers away."""
+    source = "x = torch.zeros(3)\nx[1:] = 100.0\nLIMIT = 3\ndef oracle(a):\n    return a + LIMIT"
+    _, _, definitions = compiled(source, "test_probe")
+    ns: dict = {}
+    exec(definitions, ns)  # noqa: S102 - a test's own literal source
+    assert ns["oracle"](1) == 4
+
+
 def _inject_failure(source: str) -> str:
     """A test cell that fails in the middle (where its hidden checks start, or after its first line)."""
     if "### BEGIN HIDDEN TESTS" in source:
@@ -88,10 +105,20 @@ def _inject_failure(source: str) -> str:
     return f"{first}\nraise RuntimeError('injected')\n{rest}"
 
 
+def _definitions_only(source: str) -> str:
+    """A test cell reduced to what the harness keeps of it for later cells (defs, imports, literals)."""
+    return "\n".join(ast.unparse(node) for node in ast.parse(source).body if _is_definition(node))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_a_failing_check_changes_no_other_check(name, tmp_path):
-    """For every test cell T: T failing midway leaves every other test's verdict as it was (passed)."""
+    """For every test cell T: T failing midway leaves every other test's verdict as it was (passed).
+
+    The harness runs the cells in order, each on seeds of its own, so the cells before T run
+    exactly as in the baseline whatever T does: a variant runs only their definitions (what
+    later cells may use), then T, failing, and every cell after it, whose verdicts are compared.
+    """
     source = nbformat.read(paths.source_notebook(name), as_version=4)
     nb = make_submission(name, None, base="source")
     for cell in nb.cells:
@@ -109,17 +136,21 @@ def test_a_failing_check_changes_no_other_check(name, tmp_path):
         link.start()
         secret = secrets.token_bytes(32)
         outcomes["baseline"] = Harness(source, sources, link, secret).run()
-        for test in tests:
+        for position, test in enumerate(tests):
             variant = nbformat.from_dict(source)
-            for cell in variant.cells:
+            for cell in (c for c in variant.cells if answers.is_test(c)):
                 if answers.grade_id(cell) == test:
                     cell.source = _inject_failure(cell.source)
+                elif tests.index(answers.grade_id(cell)) < position:
+                    cell.source = _definitions_only(cell.source)
             outcomes[test] = Harness(variant, sources, link, secret).run()
 
     execute(nb, work, kernel_env(), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
     assert all(v.passed for v in outcomes["baseline"].values()), outcomes["baseline"]
-    for test in tests:
+    for position, test in enumerate(tests):
         verdicts = outcomes[test]
         assert not verdicts[test].passed and "injected" in verdicts[test].message
-        changed = {t: v.message for t, v in verdicts.items() if t != test and not v.passed}
+        after = tests[position + 1 :]
+        assert [t for t in verdicts if t in after] == after
+        changed = {t: verdicts[t].message for t in after if not verdicts[t].passed}
         assert not changed, f"{test} failing changed: {changed}"

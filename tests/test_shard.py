@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -326,12 +327,15 @@ def test_three_shards_in_three_processes_merge_to_one_run(tmp_path):
         "SLURM_CPUS_PER_TASK": "1",
         "GRADE_ARGS": f"--quiet {unsafe}",
     }
-    for task in (1, 2):  # as Slurm starts grade.sbatch for --array=1-3
+    tasks = []
+    for task in (1, 2):  # as Slurm starts grade.sbatch for --array=1-3: at once, each on its own
         array = {"SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3"}
         array |= {"SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_JOB_ID": "42"}
-        _run(["bash", str(repo / "deploy" / "slurm" / "grade.sbatch")], repo, {**slurm, **array})
+        tasks.append((["bash", str(repo / "deploy" / "slurm" / "grade.sbatch")], {**slurm, **array}))
     cmd = [sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(results / "shards" / "3")]
-    _run(cmd + ["--shard", "3/3", "--jobs", "1", "--quiet"] + ([unsafe] if unsafe else []), repo)
+    tasks.append((cmd + ["--shard", "3/3", "--jobs", "1", "--quiet"] + ([unsafe] if unsafe else []), {}))
+    with ThreadPoolExecutor(len(tasks)) as pool:
+        list(pool.map(lambda task: _run(task[0], repo, task[1]), tasks))
     held = {
         k: sorted(
             s["student_id"]
