@@ -48,8 +48,9 @@ def attacked(tmp_path_factory):
     # tight enough that the attacks which stall or spin until a limit (cpu_hog, stall_kernel, the input
     # transformers) cost seconds, loose enough for the honest learner's slowest cell on a loaded 2-core machine
     limits = Limits(cell_seconds=10, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+    # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
     try:
-        results = grade.grade(grade.Options(subs, out, jobs=2, limits=limits, quiet=True))
+        results = grade.grade(grade.Options(subs, out, jobs=4, limits=limits, quiet=True))
     finally:
         listener.close()
     return {r.student_id: r for r in results}, out
