@@ -21,12 +21,8 @@ MAX_CODE_LINES = 40
 # Cells still over MAX_CODE_LINES (folder, notebook, cell id) -> their length when this test was written.
 # The list may only shrink: a listed cell may not grow, and no other cell may pass the limit.
 KNOWN_LONG: dict[tuple[str, str, str], int] = {
-    ("solutions", "07_transformer_seq2seq", "abef3f87"): 50,
-    ("solutions", "07_transformer_seq2seq", "f85168e7"): 58,
-    ("solutions", "07_transformer_seq2seq", "b7682e9b"): 63,
-    ("solutions", "07_transformer_seq2seq", "53d8e61f"): 41,
-    ("solutions", "07_transformer_seq2seq", "02055c8e"): 83,
-    ("solutions", "07_transformer_seq2seq", "32d11ee1"): 51,
+    # Seq2SeqTransformer's answer cell: its given code (the contract) and the solution markers alone take 39 lines.
+    ("solutions", "07_transformer_seq2seq", "b7682e9b"): 62,
 }
 
 
