@@ -63,7 +63,11 @@ def mutated_notebooks(draw) -> dict:
             cell[draw(st.sampled_from(CELL_KEYS))] = draw(json_values)
         elif action == "meta" and isinstance(cell.get("metadata"), dict):
             cell["metadata"]["nbgrader"] = draw(json_values)
-        elif action == "nbgrader" and isinstance(cell.get("metadata", {}).get("nbgrader"), dict):
+        elif (
+            action == "nbgrader"
+            and isinstance(meta := cell.get("metadata"), dict)
+            and isinstance(meta.get("nbgrader"), dict)
+        ):
             cell["metadata"]["nbgrader"][draw(st.sampled_from(META_KEYS))] = draw(json_values)
         elif action == "drop":
             del nb["cells"][i]
