@@ -72,7 +72,6 @@ def compiled(source: str, test: str) -> tuple[list[tuple[str, types.CodeType]], 
     learner's failure here never takes a helper away from another check.
     """
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
-    definitions = ast.Module([n for n in tree.body if _is_definition(n)], [])
     segments: list[tuple[str, list[ast.stmt]]] = []
     hidden = hidden_lines(source)
     for node in tree.body:
@@ -82,7 +81,7 @@ def compiled(source: str, test: str) -> tuple[list[tuple[str, types.CodeType]], 
         else:
             segments.append((kind, [node]))
     codes = [(kind, compile(ast.Module(body, []), f"<{test}>", "exec")) for kind, body in segments]
-    return codes, free_names(tree), compile(definitions, f"<{test}:defs>", "exec")
+    return codes, free_names(tree), compile(definitions(tree), f"<{test}:defs>", "exec")
 
 
 def hidden_lines(source: str) -> set[int]:
@@ -173,9 +172,8 @@ class Harness:
                 tree = ast.parse(cell.source)
             except SyntaxError:
                 continue
-            keep = [node for node in tree.body if _is_definition(node)]
             with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-                exec(compile(ast.Module(keep, []), "<helpers>", "exec"), self.base)  # noqa: S102 - instructor code
+                exec(compile(definitions(tree), "<helpers>", "exec"), self.base)  # noqa: S102 - instructor code
 
     def _resolve(self, name: str, ns: dict) -> None:
         """A name the test reads from the kernel: the learner's definitions, or plain data and modules."""
@@ -257,6 +255,11 @@ def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
     return rules
 
 
+def definitions(tree: ast.Module) -> ast.Module:
+    """The statements of a cell that are safe to run outside the kernel, in order (see _is_definition)."""
+    return ast.Module([node for node in tree.body if _is_definition(node)], [])
+
+
 def _is_definition(node: ast.stmt) -> bool:
     """A def, class, import or a name bound to a literal: safe to run outside the kernel.
 
@@ -265,17 +268,20 @@ def _is_definition(node: ast.stmt) -> bool:
     """
     if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
         return True
-    if isinstance(node, ast.Assign):
-        if not all(
-            isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in node.targets for n in ast.walk(t)
-        ):
-            return False
-        try:
-            ast.literal_eval(node.value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return False
-        return True
-    return False
+    if not isinstance(node, ast.Assign) or not all(_binds_names(t) for t in node.targets):
+        return False
+    try:
+        ast.literal_eval(node.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _binds_names(target: ast.expr) -> bool:
+    """An assignment target made of plain names only (`a`, `a, b`, `[a, (b, c)]`)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_binds_names(t) for t in target.elts)
+    return isinstance(target, ast.Name)
 
 
 def defined_names(source: str) -> set[str]:

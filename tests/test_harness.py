@@ -15,9 +15,9 @@ from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import (
     Harness,
-    _is_definition,
     _SecretSeeds,
     compiled,
+    definitions,
     derive_seed,
     forbidden_rules,
     free_names,
@@ -107,7 +107,7 @@ def _inject_failure(source: str) -> str:
 
 def _definitions_only(source: str) -> str:
     """A test cell reduced to what the harness keeps of it for later cells (defs, imports, literals)."""
-    return "\n".join(ast.unparse(node) for node in ast.parse(source).body if _is_definition(node))
+    return ast.unparse(definitions(ast.parse(source)))
 
 
 @pytest.mark.slow
@@ -137,11 +137,11 @@ def test_a_failing_check_changes_no_other_check(name, tmp_path):
         secret = secrets.token_bytes(32)
         outcomes["baseline"] = Harness(source, sources, link, secret).run()
         for position, test in enumerate(tests):
-            variant = nbformat.from_dict(source)
+            variant, before = nbformat.from_dict(source), set(tests[:position])
             for cell in (c for c in variant.cells if answers.is_test(c)):
                 if answers.grade_id(cell) == test:
                     cell.source = _inject_failure(cell.source)
-                elif tests.index(answers.grade_id(cell)) < position:
+                elif answers.grade_id(cell) in before:
                     cell.source = _definitions_only(cell.source)
             outcomes[test] = Harness(variant, sources, link, secret).run()
 
