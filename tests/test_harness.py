@@ -21,6 +21,7 @@ from autograder.harness import (
     derive_seed,
     forbidden_rules,
     free_names,
+    prelude,
 )
 from autograder.limits import Limits
 from autograder.reference import kernel_env
@@ -95,6 +96,19 @@ def test_a_cells_helpers_serve_later_cells_past_a_literal_written_into_an_object
     ns: dict = {}
     exec(definitions, ns)  # noqa: S102 - a test's own literal source
     assert ns["oracle"](1) == 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_test_cells_definitions_run_outside_the_kernel(name):
+    """What the harness keeps of each test cell (for the cells after it) runs, in order, with no kernel.
+
+    A kept statement that raises there takes every later helper of its cell away from the
+    other checks (01's `mask[0, 1] = False` did, until only names bound to literals were kept).
+    """
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    ns = prelude(source)
+    for cell in (c for c in source.cells if answers.is_test(c)):
+        exec(compiled(cell.source, answers.grade_id(cell))[2], ns)  # noqa: S102 - the instructor's source
 
 
 def _inject_failure(source: str) -> str:
