@@ -18,12 +18,6 @@ MISSING_DOCUMENTS = re.compile(r"\b(seed|the lab|assessment exercises?)\b", re.I
 CHECK_METHODS = {"close", "equal", "true", "raises", "forbidden", "untouched"}
 HIDDEN_BLOCK = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 MAX_CODE_LINES = 40
-# Cells still over MAX_CODE_LINES (folder, notebook, cell id) -> their length when this test was written.
-# The list may only shrink: a listed cell may not grow, and no other cell may pass the limit.
-KNOWN_LONG: dict[tuple[str, str, str], int] = {
-    # Seq2SeqTransformer's answer cell: its given code (the contract) and the solution markers alone take 39 lines.
-    ("solutions", "07_transformer_seq2seq", "b7682e9b"): 62,
-}
 
 
 def student(name: str) -> nbformat.NotebookNode:
@@ -102,8 +96,7 @@ def test_code_cells_are_short(name, folder):
         if cell.cell_type != "code":
             continue
         lines = len(cell.source.splitlines())
-        allowed = max(MAX_CODE_LINES, KNOWN_LONG.get((folder, name, cell.get("id", "")), 0))
-        if lines > allowed:
+        if lines > MAX_CODE_LINES:
             too_long.append(f"cell {index} ({cell.get('id')}): {lines} lines")
     assert too_long == [], f"code cells over {MAX_CODE_LINES} lines: split them or move helpers out"
 
