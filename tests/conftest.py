@@ -88,10 +88,14 @@ def graded_samples(graded_batch) -> tuple[dict, Path]:
 
 
 @pytest.fixture(scope="session")
-def graded_catalogue(graded_batch) -> tuple[dict, dict]:
-    """Every catalogue entry of every notebook, graded in the session's batch: entry file -> its submission's result.
+def graded_catalogue(graded_batch) -> dict:
+    """Every catalogue entry of every notebook, graded in the session's batch: entry file -> (its
+    submission's result, the entries that submission holds).
 
-    A wrong entry is a submission of its own; right entries of different cells share one
-    (support.catalogue_submissions).
+    Right entries of different cells share a submission, and so do wrong entries that no test
+    can tell apart (support.catalogue_submissions).
     """
-    return {path: graded_batch["results"][key] for path, key in graded_batch["catalogue"].items()}
+    packs: dict[str, list[Path]] = {}
+    for path, key in graded_batch["catalogue"].items():
+        packs.setdefault(key, []).append(path)
+    return {path: (graded_batch["results"][key], packs[key]) for path, key in graded_batch["catalogue"].items()}

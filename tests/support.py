@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
 
 import nbformat
+from dependencies import answer_dependencies
 from nbclient import NotebookClient
 
 from autograder import answers, paths
@@ -51,35 +53,77 @@ def make_submission(
     for trying an entry in a plain kernel with `tryout`. `defaults` replaces the
     reference answers as the starting point (e.g. wrong answers everywhere).
     """
-    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    source = _read(paths.source_notebook(name))
     reference = answers.reference_answers(source)
     filled = dict(reference if defaults is None else defaults)
     for path in [answer_file] if isinstance(answer_file, (str, Path)) else answer_file or []:
         for cell, code in answers.load_answer_file(Path(path)).items():
             filled[cell] = code.replace(REFERENCE_ANSWER, reference.get(cell, ""))
-    start = source if base == "source" else nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    return answers.with_answers(start, filled)
+    start = source if base == "source" else _read(paths.NOTEBOOKS / f"{name}.ipynb")
+    return answers.with_answers(start, filled)  # a copy: the notebooks read stay as they are
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    """A notebook, read once per version of the file (packing the catalogue reads each many times)."""
+    return _read_version(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_version(path: Path, version: int) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
 
 
 def catalogue_submissions(name: str) -> list[tuple[str, list[Path]]]:
-    """The catalogue as (student id, entries) submissions: one per wrong entry, right entries packed.
+    """The catalogue as (student id, entries) submissions, packed as far as the tests tell entries apart.
 
-    A wrong entry needs a submission of its own (its lost points must be its own). Right
-    entries that answer different cells share one: full marks for the pack means each of
-    them got full marks beside the others, and the batch grades 22 notebooks instead of 46.
+    Right entries that answer different cells share one: full marks for the pack means each
+    of them got full marks beside the others. Wrong entries share one when no test may depend
+    on the cells of two of them (tests/dependencies.py), so that every point a test loses is
+    the doing of the one entry it depends on (entry_tests); the catalogue's test also checks
+    that the tests that depend on none of them pass. 159 wrong entries make 98 submissions.
     """
     entries = catalogue_entries(name)
-    packs: list[tuple[set[str], list[Path]]] = []
-    for path in (p for p in entries if entry_kind(p) == "right"):
+    right = _pack([p for p in entries if entry_kind(p) == "right"], lambda pack: True)
+    wrong = _pack([p for p in entries if entry_kind(p) == "wrong"], lambda pack: _apart(name, pack))
+    return [(f"{name[:2]}-wrong-pack-{i + 1}", files) for i, files in enumerate(wrong)] + [
+        (f"{name[:2]}-right-pack-{i + 1}", files) for i, files in enumerate(right)
+    ]
+
+
+def _pack(entries: list[Path], fits) -> list[list[Path]]:
+    """First fit: each entry joins the first pack whose cells it does not answer and that still `fits`."""
+    packs: list[list[Path]] = []
+    for path in entries:
         cells = set(answers.load_answer_file(path))
-        pack = next((pk for pk in packs if not pk[0] & cells), None)
+        pack = next((pk for pk in packs if not cells & _cells(pk) and fits([*pk, path])), None)
         if pack is None:
-            packs.append((cells, [path]))
+            packs.append([path])
         else:
-            pack[0].update(cells)
-            pack[1].append(path)
-    wrong = [(f"{name[:2]}-{p.stem}".replace("_", "-"), [p]) for p in entries if entry_kind(p) == "wrong"]
-    return wrong + [(f"{name[:2]}-right-pack-{i + 1}", files) for i, (_, files) in enumerate(packs)]
+            pack.append(path)
+    return packs
+
+
+def _cells(files: list[Path]) -> set[str]:
+    return {cell for path in files for cell in answers.load_answer_file(path)}
+
+
+def entry_tests(name: str, files: list[Path]) -> dict[Path, set[str]]:
+    """Per entry of a submission, the tests that may depend on a cell it answers (read from the submitted code)."""
+    return dict(_entry_tests(name, tuple(files)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _entry_tests(name: str, files: tuple[Path, ...]) -> tuple[tuple[Path, set[str]], ...]:
+    depends = answer_dependencies(make_submission(name, list(files), base="source"))
+    return tuple(
+        (path, {t for t, cells in depends.items() if cells & set(answers.load_answer_file(path))}) for path in files
+    )
+
+
+def _apart(name: str, files: list[Path]) -> bool:
+    """No test may depend on the cells of two of these entries."""
+    tests = entry_tests(name, files)
+    return all(len([p for p in files if t in tests[p]]) <= 1 for t in set().union(*tests.values()))
 
 
 def tryout(name: str, answer_file: Path | None) -> dict[str, str]:
