@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import multiprocessing
 import secrets
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -124,14 +127,12 @@ def _definitions_only(source: str) -> str:
     return ast.unparse(definitions(ast.parse(source)))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
-def test_a_failing_check_changes_no_other_check(name, tmp_path):
-    """For every test cell T: T failing midway leaves every other test's verdict as it was (passed).
+def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]]:
+    """The notebook's test names, and the verdicts of the baseline and of each variant (T failing midway).
 
     The harness runs the cells in order, each on seeds of its own, so the cells before T run
     exactly as in the baseline whatever T does: a variant runs only their definitions (what
-    later cells may use), then T, failing, and every cell after it, whose verdicts are compared.
+    later cells may use), then T, failing, and every cell after it.
     """
     source = nbformat.read(paths.source_notebook(name), as_version=4)
     nb = make_submission(name, None, base="source")
@@ -140,8 +141,7 @@ def test_a_failing_check_changes_no_other_check(name, tmp_path):
             cell.source = strip_hidden(cell.source)
     sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     tests = [answers.grade_id(c) for c in source.cells if answers.is_test(c)]
-    work = tmp_path / "work"
-    work.mkdir()
+    work.mkdir(parents=True)
     (work / "workbook.py").write_bytes(paths.WORKBOOK.read_bytes())
     outcomes: dict[str, dict] = {}
 
@@ -160,6 +160,24 @@ def test_a_failing_check_changes_no_other_check(name, tmp_path):
             outcomes[test] = Harness(variant, sources, link, secret).run()
 
     execute(nb, work, kernel_env(), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
+    return tests, outcomes
+
+
+@pytest.fixture(scope="module")
+def isolation_runs(tmp_path_factory) -> dict:
+    """Every notebook's variants, two notebooks at a time (each run is one grader process and one kernel)."""
+    root = tmp_path_factory.mktemp("isolation")
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # the later notebooks have the most test cells and the heaviest: started first, they end first
+        runs = {name: pool.submit(_variant_outcomes, name, root / name) for name in sorted(NAMES, reverse=True)}
+        return {name: run.result() for name, run in runs.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_a_failing_check_changes_no_other_check(name, isolation_runs):
+    """For every test cell T: T failing midway leaves every other test's verdict as it was (passed)."""
+    tests, outcomes = isolation_runs[name]
     assert all(v.passed for v in outcomes["baseline"].values()), outcomes["baseline"]
     for position, test in enumerate(tests):
         verdicts = outcomes[test]
