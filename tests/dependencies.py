@@ -70,17 +70,17 @@ _DEF = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def statement(node: ast.stmt) -> Statement:
     """The names one top-level statement binds and reads, scope by scope (symtable: locals are not names)."""
-    table = symtable.symtable(ast.unparse(node), "<cell>", "exec")
+    table = _table(node)
     top = {s.get_name(): s for s in table.get_symbols()}
-    found = Statement(executed={n for n, s in top.items() if s.is_referenced()} - _fresh(node))
-    found.bound = {n for n, s in top.items() if s.is_assigned() or s.is_imported()}
+    found = Statement(bound={n for n, s in top.items() if s.is_assigned() or s.is_imported()})
     if isinstance(node, _DEF):
         (scope,) = [t for t in table.get_children() if t.get_name() == node.name]
+        found.executed = {n for n, s in top.items() if s.is_referenced()}
         if isinstance(node, ast.ClassDef):  # the class body runs now, its methods when called
             found.executed |= {s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global()}
         found.bodies[node.name] = _module_reads(scope)
         return found
-    found.executed |= set().union(*(_module_reads(t) for t in table.get_children()))
+    found.executed = _reads(table) - _fresh(node)
     for inner in (n for n in ast.walk(node) if isinstance(n, _DEF)):  # a def inside an if or a try
         found.bodies[inner.name] = found.executed
     declared = {s.get_name() for t in table.get_children() for s in _all_symbols(t) if s.is_declared_global()}
@@ -90,6 +90,16 @@ def statement(node: ast.stmt) -> Statement:
     simple = isinstance(node, ast.Assign) and all(_names_only(t) for t in node.targets)
     found.replaces = (simple or bool(_fresh(node))) and not declared
     return found
+
+
+def _table(node: ast.AST) -> symtable.SymbolTable:
+    return symtable.symtable(ast.unparse(node), "<cell>", "exec")
+
+
+def _reads(table: symtable.SymbolTable) -> set[str]:
+    """The module names a statement or expression reads, its comprehensions' and lambdas' included."""
+    own = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    return own.union(*(_module_reads(t) for t in table.get_children()))
 
 
 def _all_symbols(table: symtable.SymbolTable) -> list[symtable.Symbol]:
@@ -105,20 +115,13 @@ class Loop:
     orelse: tuple
 
 
-def _reads(expr: ast.expr) -> set[str]:
-    """The module names an expression reads (its comprehensions' and lambdas' included)."""
-    table = symtable.symtable(ast.unparse(expr), "<expr>", "exec")
-    own = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
-    return own.union(*(_module_reads(t) for t in table.get_children()))
-
-
 def _steps(nodes: list[ast.stmt]) -> tuple:
     """Statements as steps: a loop's body is kept apart, so that names bound in it before they are read count."""
     out = []
     for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and not _declares(node):
             target = _fresh(node) if not isinstance(node, ast.While) else set()
-            header = Statement(target, set(target), bool(target), _reads(node.iter if target else node.test))
+            header = Statement(target, set(target), bool(target), _reads(_table(node.iter if target else node.test)))
             out.append(Loop(header, _steps(node.body), _steps(node.orelse)))
         else:
             out.append(statement(node))

@@ -31,12 +31,11 @@ def main() -> int:
     plan = []  # (entry, notebook, pack's key, its own key, the pack)
     for name in paths.notebook_names():
         for student, files in (s for s in catalogue_submissions(name) if "-wrong-" in s[0]):
-            for key, entries in [(student, files)] + [
-                (f"{name[:2]}-alone-{f.stem}".replace("_", "-"), [f]) for f in files
-            ]:
+            alone = {f: f"{name[:2]}-alone-{f.stem}".replace("_", "-") for f in files}
+            for key, entries in [(student, files)] + [(alone[f], [f]) for f in files]:
                 (subs / key).mkdir(parents=True)
                 nbformat.write(make_submission(name, entries), subs / key / f"{name}.ipynb")
-            plan += [(f, name, student, f"{name[:2]}-alone-{f.stem}".replace("_", "-"), files) for f in files]
+            plan += [(f, name, student, alone[f], files) for f in files]
     opts = grade.Options(
         subs, subs.parent / "out", jobs=2, unsafe=bool(sandbox.available()), limits=Limits(), quiet=True
     )
