@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import zmq
+import zmq.asyncio
 from jupyter_client.manager import AsyncKernelManager
 
-from autograder import preload, sandbox
+from autograder import preload, sandbox, wire
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 
@@ -195,11 +197,39 @@ def choose(unsafe: bool = False, requested: str = "", environ=os.environ, contai
     return ForkServerLauncher(Launch("forkserver"))
 
 
+def capped_context(limits: wire.WireLimits) -> zmq.asyncio.Context:
+    """A ZeroMQ context whose sockets drop any frame over the limit and queue few messages unread.
+
+    Every channel to the kernel (iopub, shell, stdin, control, heartbeat) is created from it,
+    so a message the kernel publishes is bounded before jupyter_client decodes it.
+    """
+    context = zmq.asyncio.Context()
+    context.setsockopt(zmq.MAXMSGSIZE, limits.message_bytes)
+    context.setsockopt(zmq.RCVHWM, limits.queued_messages)
+    return context
+
+
+class CappedKernelManager(AsyncKernelManager):
+    """A kernel manager whose client reads the kernel's channels through a capped context."""
+
+    wire_limits = wire.WireLimits()
+
+    def client(self, **kwargs):
+        kwargs.setdefault("context", capped_context(self.wire_limits))
+        kc = super().client(**kwargs)
+        kc._created_context = True  # destroyed with the client
+        return kc
+
+    @staticmethod
+    def release() -> bool:
+        return False
+
+
 def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid: int):
-    """An AsyncKernelManager class that starts this job's kernel in its mode's sandbox (None: unsafe)."""
+    """An AsyncKernelManager class that starts this job's kernel in its mode's sandbox (unsafe: as this user)."""
     how = launcher(launch)
     if not how.sandboxed:
-        return None
+        return CappedKernelManager
     ipc = Path(tempfile.mkdtemp(prefix="agk-", dir=how.ipc_parent()))
     uid = uid if how.own_uid else os.geteuid()
     name, pidfile = f"autograder-{uuid.uuid4().hex[:12]}", work.with_name(f"{work.name}.kernel-pid")
@@ -207,7 +237,7 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
     if how.own_uid:
         sandbox.hand_over(job)
 
-    class SandboxKernelManager(AsyncKernelManager):
+    class SandboxKernelManager(CappedKernelManager):
         """Starts the kernel in the sandbox and connects over unix sockets in the job's folder."""
 
         def __init__(self, **kwargs):

@@ -1,8 +1,8 @@
 """Grader side of the trusted harness: proxies that call the learner's code in its kernel.
 
 A check runs in the grader's process. When it calls a learner's function or module, the
-proxy writes the inputs (plain arrays + JSON) for the kernel's servant, runs one request
-there, and reads back the outputs: plain arrays and JSON only, size-limited, no pickle.
+proxy sends the inputs (plain arrays + JSON, in-band) to the kernel's servant, and takes
+back the outputs: plain arrays and JSON only, size-limited (autograder.wire), no pickle.
 Inputs are copies, so nothing the learner's code does to them reaches the check; outputs
 are new local tensors. Gradients cross the boundary through an autograd bridge.
 """
@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import io
 import json
 import queue
-import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import nbformat
 import numpy as np
 import torch
+import zmq
+import zmq.asyncio
 from jupyter_core.utils import run_sync
 
-from autograder import paths
+from autograder import paths, wire
 
-MAX_JSON_BYTES = 8 * 2**20
-MAX_ARRAY_BYTES = 256 * 2**20
 _DTYPES = {
     "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
     "complex64", "complex128",
@@ -53,15 +52,23 @@ def remote_exception(error: dict) -> BaseException:
 
 
 class KernelLink:
-    """One learner's kernel, reached through the notebook client that ran their notebook."""
+    """One learner's kernel, reached in-band through the notebook client that ran their notebook.
 
-    def __init__(self, client, folder: Path, call_seconds: float, deadline: float) -> None:
-        self.client, self.folder = client, folder
-        self.call_seconds, self.deadline = call_seconds, deadline
+    A request is a comm message on the shell channel (JSON + binary buffers); the reply is
+    a comm message of the servant's on iopub. While a call runs, the learner's code may call
+    a check's own objects back: it asks on the stdin channel (input_request) and is answered
+    there (input_reply). No file is read or written, so nothing the kernel plants in a
+    folder can reach the grader; every frame is bounded by ZeroMQ before it is decoded
+    (launchers.capped_context) and every reply by `wire` before it is used.
+    """
+
+    def __init__(self, client, call_seconds: float, deadline: float, limits: wire.WireLimits | None = None) -> None:
+        self.client, self.call_seconds, self.deadline = client, call_seconds, deadline
         self.count, self.dead, self.mutations = 0, "", 0
         self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
+        self.budget = wire.Budget(limits or wire.WireLimits())
         self.served = 0
-        self._local = threading.local()
+        self._serving = False
 
     def start(self) -> None:
         """Define the servant in the kernel (after the learner's notebook has run).
@@ -92,56 +99,22 @@ class KernelLink:
         finally:
             self._drain_output()
 
-    def _send(self, msg_type: str, content: dict) -> str:
+    def _send(self, msg_type: str, content: dict, buffers: list[bytes] | None = None) -> str:
         """Send one message on the kernel's shell channel; its id."""
-        msg = self.client.kc.session.msg(msg_type, content)
-        self.client.kc.shell_channel.send(msg)
+        kc = self.client.kc
+        msg = kc.session.msg(msg_type, content)
+        kc.session.send(kc.shell_channel.socket, msg, buffers=buffers or [])
         return msg["header"]["msg_id"]
 
-    def _call(self, n: int) -> None:
-        """Have the servant answer request n (a comm message), waiting for its answer on iopub."""
-        limit = self._time_left()
-        with self._callback_listener():
-            self._send("comm_msg", {"comm_id": self.comm_id, "data": {"folder": str(self.folder), "n": n}})
-            self._wait_done(n, limit)
-
-    @contextlib.contextmanager
-    def _callback_listener(self):
-        """While a call runs, answer the learner code's calls to the check's own objects (if it holds any)."""
-        stop = threading.Event()
-        server = threading.Thread(target=self._serve_callbacks, args=(stop,), daemon=True)
-        if self.callbacks:
-            server.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            if server.is_alive():
-                server.join()
-
-    def _wait_done(self, n: int, limit: float) -> None:
-        """The servant's 'done n' on iopub; everything else published meanwhile is dropped unread."""
-        end = time.monotonic() + limit
-        while True:
-            try:
-                msg = run_sync(self.client.kc.get_iopub_msg)(timeout=min(1.0, max(0.01, end - time.monotonic())))
-            except queue.Empty:
-                self._check_alive(end, limit)
-                continue
-            content = msg.get("content", {})
-            if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
-                if content.get("data", {}).get("done") == n:
-                    return
-            elif time.monotonic() >= end:
-                self._check_alive(end, limit)
+    def _fail(self, reason: str) -> RemoteError:
+        self.dead = reason
+        return RemoteError(reason)
 
     def _check_alive(self, end: float, limit: float) -> None:
         if not run_sync(self.client.km.is_alive)():
-            self.dead = "the kernel died while the grader called the learner's code"
-            raise RemoteError(self.dead)
+            raise self._fail("the kernel died while the grader called the learner's code")
         if time.monotonic() >= end:
-            self.dead = f"the learner's code ran over the {limit:.0f} s limit of one call"
-            raise RemoteError(self.dead)
+            raise self._fail(f"the learner's code ran over the {limit:.0f} s limit of one call")
 
     def _wait_reply(self, msg_id: str, limit: float) -> None:
         """The shell reply to `msg_id`, within `limit` seconds, noticing a dead kernel within a second."""
@@ -150,12 +123,7 @@ class KernelLink:
             try:
                 reply = run_sync(self.client.kc.get_shell_msg)(timeout=min(1.0, max(0.01, end - time.monotonic())))
             except queue.Empty:
-                if not run_sync(self.client.km.is_alive)():
-                    self.dead = "the kernel died while the grader called the learner's code"
-                    raise RemoteError(self.dead) from None
-                if time.monotonic() >= end:
-                    self.dead = f"the learner's code ran over the {limit:.0f} s limit of one call"
-                    raise RemoteError(self.dead) from None
+                self._check_alive(end, limit)
                 continue
             if reply.get("parent_header", {}).get("msg_id") == msg_id:
                 return
@@ -168,85 +136,130 @@ class KernelLink:
             except queue.Empty:
                 return
 
-    def callbacks_thread_busy(self) -> bool:
-        """Whether this thread is the one answering the learner's callbacks (no re-entry from there)."""
-        return getattr(self._local, "serving", False)
+    def _ready(self, timeout: float) -> set[str]:
+        """Which of iopub and stdin have a message waiting, within `timeout` seconds."""
+        kc = self.client.kc
+        sockets = {"iopub": kc.iopub_channel.socket, "stdin": kc.stdin_channel.socket}
 
-    def _serve_callbacks(self, stop: threading.Event) -> None:
-        """While the learner's code runs, answer its calls to the check's own objects (fake models)."""
-        self._local.serving = True
-        while not stop.is_set():
-            request = self.folder / f"cb-{self.served + 1}.json"
-            if not request.exists():
-                stop.wait(0.0005)
+        async def poll() -> set[str]:
+            poller = zmq.asyncio.Poller()
+            for sock in sockets.values():
+                poller.register(sock, zmq.POLLIN)
+            ready = dict(await poller.poll(int(timeout * 1000)))
+            return {name for name, sock in sockets.items() if sock in ready}
+
+        return run_sync(poll)()
+
+    def _wait_done(self, n: int, limit: float) -> tuple[dict, list]:
+        """The servant's reply to request n on iopub, answering its callbacks on stdin meanwhile."""
+        end = time.monotonic() + limit
+        kc = self.client.kc
+        while True:
+            ready = self._ready(min(1.0, max(0.001, end - time.monotonic())))
+            if not ready:
+                self._check_alive(end, limit)
                 continue
-            self.served += 1
-            self._answer_callback(self.folder / f"cb-{self.served}", self.folder / f"cbr-{self.served}")
+            if "stdin" in ready:
+                with contextlib.suppress(queue.Empty):
+                    self._answer_callback(run_sync(kc.get_stdin_msg)(timeout=0))
+            if "iopub" in ready:
+                with contextlib.suppress(queue.Empty):
+                    msg = run_sync(kc.get_iopub_msg)(timeout=0)
+                    content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+                    data = content.get("data") if isinstance(content.get("data"), dict) else {}
+                    if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
+                        if data.get("done") == n:
+                            return data, list(msg.get("buffers") or [])
+            if time.monotonic() >= end:
+                self._check_alive(end, limit)
 
-    def _answer_callback(self, stem: Path, reply_stem: Path) -> None:
+    def callbacks_thread_busy(self) -> bool:
+        """Whether a call back from the learner's code is being answered (no re-entry from there)."""
+        return self._serving
+
+    def _answer_callback(self, msg: dict) -> None:
+        """Answer one call of the learner's code to a check's own object (an input_request on stdin)."""
+        content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+        prompt = content.get("prompt")
         enc = Encoder(self.callbacks)
+        self._serving = True
         try:
-            req, data = self._read(stem)
-            target = self.callbacks[int(req.get("target"))]
-            dec = Decoder(self, data, inside_callback=True)
-            name = str(req.get("name"))
-            if req.get("op") == "cb_getattr" and (name.startswith("_") or not name.isidentifier()):
-                raise AttributeError(f"{name!r} is not offered to the learner's code")  # no __globals__ & co
-            if req.get("op") == "cb_getattr":
-                value = getattr(target, name)
-            else:
-                value = target(*dec.decode(req.get("args")), **dec.decode(req.get("kwargs")))
-            reply = {"ok": True, "value": enc.encode(value)}
+            if msg.get("msg_type") != "input_request" or not isinstance(prompt, str):
+                raise RemoteError("not a call to a check's object")
+            if len(prompt) > self.budget.limits.callback_bytes:
+                raise RemoteError("the call sends more data than a check's object accepts")
+            req = json.loads(prompt)
+            if not isinstance(req, dict):
+                raise RemoteError("a malformed call")
+            value = self._callback_value(req, wire.unpack_text(req.get("arrays"), self.budget))
+            reply = {"ok": True, "value": enc.encode(value), "arrays": wire.pack_text(enc.arrays)}
         except Exception as exc:  # noqa: BLE001 - reported to the learner's code as an error
-            reply, enc = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}, Encoder(self.callbacks)
-        np.savez(reply_stem.with_suffix(".npz"), **enc.arrays)
-        reply_stem.with_suffix(".tmp").write_text(json.dumps(reply))
-        for p in (reply_stem.with_suffix(".npz"), reply_stem.with_suffix(".tmp")):
-            p.chmod(0o644)
-        reply_stem.with_suffix(".tmp").rename(reply_stem.with_suffix(".json"))
-        for suffix in (".json", ".npz"):
-            stem.with_suffix(suffix).unlink(missing_ok=True)
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
+        finally:
+            self._serving = False
+        self.served += 1
+        self.client.kc.input(json.dumps(reply))
+
+    def _callback_value(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
+        """What a call to a check's object returns: only what that object offers (see `offered`)."""
+        target = self.callbacks.get(req.get("target")) if type(req.get("target")) is int else None
+        if target is None:
+            raise RemoteError("the call names no object of the check's")
+        dec = Decoder(self, arrays, inside_callback=True)
+        if req.get("op") == "cb_getattr":
+            name = str(req.get("name"))
+            if not offered(target, name):
+                raise AttributeError(f"{name!r} is not offered to the learner's code")
+            return getattr(target, name)
+        if req.get("op") == "cb_call":
+            return target(*dec.decode(req.get("args")), **dec.decode(req.get("kwargs")))
+        raise RemoteError("an unknown call")
 
     def request(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """Send one request; the decoded value, or the learner's exception raised here."""
-        if threading.current_thread() is not threading.main_thread() and self.callbacks_thread_busy():
+        if self._serving:
             raise RemoteError("a check's own object cannot call back into the learner's code")
         self.count += 1
-        n, base = self.count, self.folder
-        req = {**req, "id": n}
-        if arrays:
-            np.savez(base / f"req-{n}.npz", **arrays)
-            (base / f"req-{n}.npz").chmod(0o644)
-        (base / f"req-{n}.json").write_text(json.dumps(req))
-        (base / f"req-{n}.json").chmod(0o644)
-        self._call(n)
-        reply, data = self._read(base / f"res-{n}")
-        for suffix in (".npz", ".json"):
-            for p in (base / f"req-{n}{suffix}", base / f"res-{n}{suffix}"):
-                p.unlink(missing_ok=True)
+        n = self.count
+        meta, buffers = wire.pack(arrays)
+        limit = self._time_left()
+        self._send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "req": {**req, "id": n}, "arrays": meta}},
+                   buffers)  # fmt: skip
+        data, got = self._wait_done(n, limit)
+        try:
+            reply, values = data.get("reply"), wire.unpack(data.get("arrays"), got, self.budget)
+        except wire.WireError as exc:
+            raise RemoteError(f"the learner's code returned what the grader does not accept: {exc}") from None
+        if not isinstance(reply, dict):
+            raise RemoteError("the kernel's reply is not an object")
         if reply.get("ok") is not True:
             raise remote_exception(reply.get("error") if isinstance(reply.get("error"), dict) else {})
         if reply.get("mutated"):  # the learner's code changed an input in place (the check's own copy is intact)
             self.mutations += 1
-        return Decoder(self, data).decode(reply.get("value"))
+        return Decoder(self, values).decode(reply.get("value"))
 
-    @staticmethod
-    def _read(stem: Path) -> tuple[dict, dict[str, np.ndarray]]:
-        js, npz = stem.with_suffix(".json"), stem.with_suffix(".npz")
-        for p in (js, npz):
-            if p.is_symlink() or not p.is_file():
-                raise RemoteError("the kernel did not answer the grader (its servant was removed or broken)")
-        if js.stat().st_size > MAX_JSON_BYTES or npz.stat().st_size > MAX_ARRAY_BYTES:
-            raise RemoteError("the learner's code returned more data than the grader accepts")
-        try:
-            reply = json.loads(js.read_text())
-            with np.load(npz, allow_pickle=False) as z:
-                data = {k: z[k] for k in z.files}
-        except (ValueError, OSError, EOFError) as exc:
-            raise RemoteError(f"the kernel's reply could not be read ({type(exc).__name__})") from None
-        if not isinstance(reply, dict):
-            raise RemoteError("the kernel's reply is not an object")
-        return reply, data
+
+_MODULE_METHODS = frozenset(dir(torch.nn.Module))
+
+
+def offered(target: Any, name: str) -> bool:
+    """Whether a check's object offers `name` to the learner's code.
+
+    Plain data it holds, and the methods its own (the check's) classes define; never a name
+    of nn.Module's or of Python's (hooks, compile, submodules, parameters, __globals__ & co),
+    unless the check lists it in the object's `wb_offer`.
+    """
+    if name.startswith("_") or not name.isidentifier():
+        return False
+    if name in getattr(target, "wb_offer", ()):
+        return True
+    own = [k for k in type(target).__mro__ if not k.__module__.startswith(("torch", "builtins"))]
+    if any(name in vars(k) for k in own) and name not in _MODULE_METHODS:
+        return True
+    value = inspect.getattr_static(target, name, None)
+    if isinstance(target, torch.nn.Module) and name not in _MODULE_METHODS:
+        value = target.__dict__.get(name, value)
+    return isinstance(value, (bool, int, float, str, torch.Size, torch.dtype, torch.device))
 
 
 class Encoder:
@@ -366,17 +379,19 @@ class Decoder:
 
 
 def _torch_class(name: Any) -> type | None:
-    """A PyTorch class named by the kernel ('torch.nn.modules.linear.Linear'), looked up here."""
-    if not isinstance(name, str) or not name.startswith("torch.") or len(name) > 200:
-        return None
-    module, _, attr = name.rpartition(".")
-    try:
-        import importlib
+    """A PyTorch module class named by the kernel, looked up among torch.nn's public classes only.
 
-        cls = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError, ValueError):
+    Nothing is imported and no module the kernel names is resolved: the name must be one of
+    the classes `torch.nn` itself exports (nn.Linear, nn.GRU, ...), or it is ignored.
+    """
+    if not isinstance(name, str) or len(name) > 200:
         return None
-    return cls if isinstance(cls, type) else None
+    return _NN_CLASSES.get(name.rpartition(".")[2]) if name.startswith("torch.nn.") else None
+
+
+_NN_CLASSES = {
+    n: c for n, c in vars(torch.nn).items() if isinstance(c, type) and issubclass(c, torch.nn.Module) and n[0] != "_"
+}
 
 
 def _tensors(value: Any, out: list) -> list:

@@ -10,12 +10,13 @@ Whatever the learner patches here can change only what their own code is reporte
 
 
 def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace clean
+    import base64
     import contextlib
     import io
     import json
-    import os
 
     import numpy as np
+    import zmq
 
     try:
         import torch
@@ -26,32 +27,43 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
 
     handles, graphs, callbacks = {}, {}, {}
     counter = [0]
-    channel = {"folder": "", "n": 0}
+    channel = {}
+
+    def pack(arrays):
+        meta, buffers = {}, []
+        for key, array in arrays.items():
+            array = np.asarray(array, order="C")  # (keeps a 0-d array 0-d)
+            meta[key] = [len(buffers), str(array.dtype), list(array.shape)]
+            buffers.append(array.tobytes())
+        return meta, buffers
+
+    def unpack(meta, buffers):
+        return {k: np.frombuffer(buffers[i], dtype=d).reshape(s).copy() for k, (i, d, s) in meta.items()}
 
     def ask(req):
-        """Call back into the grader (an object of the check's own, e.g. a fake model) and wait."""
-        channel["n"] += 1
+        """Call back into the grader (an object of the check's own, e.g. a fake model) and wait, on stdin."""
         arrays = {}
         req = {k: encode(v, arrays) if k in ("args", "kwargs") else v for k, v in req.items()}
-        stem = os.path.join(channel["folder"], f"cb-{channel['n']}")
-        np.savez(stem + ".npz", **arrays)
-        with open(stem + ".tmp", "w") as fh:
-            json.dump(req, fh)
-        os.rename(stem + ".tmp", stem + ".json")
-        reply_stem = os.path.join(channel["folder"], f"cbr-{channel['n']}")
+        meta, buffers = pack(arrays)
+        req["arrays"] = {k: [d, s, base64.b64encode(buffers[i]).decode()] for k, (i, d, s) in meta.items()}
+        kernel = get_ipython().kernel  # noqa: F821 - defined in the kernel
+        kernel.session.send(kernel.stdin_socket, "input_request", {"prompt": json.dumps(req), "password": False},
+                            kernel.get_parent("shell"), ident=kernel._parent_ident["shell"])  # fmt: skip
+        poller = zmq.Poller()
+        poller.register(kernel.stdin_socket, zmq.POLLIN)
         deadline = time.monotonic() + 120
-        while not os.path.exists(reply_stem + ".json"):
+        while True:
             if time.monotonic() > deadline:
                 raise TimeoutError("the grader did not answer a callback")
-            time.sleep(0.0005)
-        with open(reply_stem + ".json") as fh:
-            reply = json.load(fh)
-        with np.load(reply_stem + ".npz", allow_pickle=False) as data:
-            got = {k: data[k] for k in data.files}
-        for path in (reply_stem + ".json", reply_stem + ".npz"):
-            os.remove(path)
+            if poller.poll(1000):
+                _, msg = kernel.session.recv(kernel.stdin_socket)
+                if msg is not None and msg.get("msg_type") == "input_reply":
+                    break
+        reply = json.loads(msg["content"]["value"])
         if not reply.get("ok"):
             raise RuntimeError(reply.get("error", "the grader's object raised"))
+        got = {k: base64.b64decode(b) for k, (_, _, b) in reply["arrays"].items()}
+        got = {k: np.frombuffer(got[k], dtype=d).reshape(s).copy() for k, (d, s, _) in reply["arrays"].items()}
         return decode(reply["value"], got)
 
     class Callback:
@@ -285,15 +297,10 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         builtin = next((k.__name__ for k in type(exc).__mro__ if k.__module__ == "builtins"), "Exception")
         return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
 
-    def serve(folder, n):
-        channel["folder"] = folder
-        path = os.path.join(folder, f"req-{n}")
-        with open(path + ".json") as fh:
-            req = json.load(fh)
-        arrays = {}
-        if os.path.exists(path + ".npz"):
-            with np.load(path + ".npz", allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
+    def serve(data, buffers):
+        """One request of the grader's (a comm message): its reply, as (JSON, buffers)."""
+        req = data["req"]
+        arrays = unpack(data.get("arrays", {}), buffers)
         out_arrays = {}
         sink = io.StringIO()
         try:  # what the learner's code prints while the grader calls it is never shown
@@ -303,10 +310,8 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - any failure is the learner's result
             reply = {"ok": False, "error": describe(exc)}
             out_arrays = {}
-        target = os.path.join(folder, f"res-{n}")
-        np.savez(target + ".npz", **out_arrays)
-        with open(target + ".json", "w") as fh:
-            json.dump(reply, fh)
+        meta, out = pack(out_arrays)
+        return {"done": data["n"], "reply": reply, "arrays": meta}, out
 
     return serve
 
@@ -321,9 +326,8 @@ def __wb_open_channel():
 
     def on_open(comm, _msg):
         def on_msg(msg):
-            data = msg["content"]["data"]
-            __wb_serve(data["folder"], data["n"])
-            comm.send({"done": data["n"]})
+            reply, buffers = __wb_serve(msg["content"]["data"], msg.get("buffers") or [])
+            comm.send(reply, buffers=buffers)
 
         comm.on_msg(on_msg)
 

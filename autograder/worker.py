@@ -85,7 +85,7 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdic
     """The step run after the notebook, while its kernel lives: every test cell, judged here."""
 
     def run(client, deadline: float) -> None:
-        link = KernelLink(client, export, job.limits.cell_seconds, deadline)
+        link = KernelLink(client, job.limits.cell_seconds, deadline)
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
         verdicts.update(Harness(source, answer_sources, link, job.secret).run())

@@ -146,7 +146,7 @@ def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]
     outcomes: dict[str, dict] = {}
 
     def run_variants(client, deadline):
-        link = KernelLink(client, work, 120, deadline + 600)
+        link = KernelLink(client, 120, deadline + 600)
         link.start()
         secret = secrets.token_bytes(32)
         outcomes["baseline"] = Harness(source, sources, link, secret).run()
