@@ -19,6 +19,7 @@ kernel has exited; the connection closing kills the job.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -26,6 +27,7 @@ import resource
 import selectors
 import signal
 import socket
+import stat
 import sys
 import traceback
 
@@ -162,8 +164,33 @@ def _namespace_init(req: dict) -> None:
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
+def _read_only_file(fd: int) -> bool:
+    """Whether a descriptor is a regular file open for reading only (a font matplotlib holds, say)."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}") as fh:
+            flags = int(next(line.split()[1] for line in fh if line.startswith("flags:")), 8)
+        return stat.S_ISREG(os.fstat(fd).st_mode) and flags & os.O_ACCMODE == os.O_RDONLY
+    except (OSError, StopIteration, ValueError):
+        return False
+
+
+def close_inherited() -> list[int]:
+    """Close every descriptor the server held beyond stdio and read-only files; the ones closed.
+
+    A forked kernel must not reach the server (its epoll, listener, stdin pipe) or another
+    job through a descriptor it inherited.
+    """
+    fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+    closed = [fd for fd in fds if fd > 2 and not _read_only_file(fd)]
+    for fd in closed:
+        with contextlib.suppress(OSError):  # (the listing's own descriptor is gone already)
+            os.close(fd)
+    return closed
+
+
 def _job(req: dict) -> None:
     """The per-job child: cgroups, namespaces, mounts, then the namespace's init."""
+    close_inherited()
     _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     _join_cgroups(req["cgroups"])
     flags = _CLONE["ns"] | _CLONE["net"] | _CLONE["ipc"] | _CLONE["uts"] | _CLONE["pid"]
@@ -202,10 +229,10 @@ class Server:
         conn, _ = self.listener.accept()
         req = json.loads(conn.makefile("r").readline())
         pid = os.fork()
-        if pid == 0:
-            self.listener.close()
-            for other in self.jobs.values():
-                other.close()
+        if pid == 0:  # the job's child keeps nothing of the server's: no listener, epoll, job connection
+            self.selector.close()
+            for sock in (self.listener, conn, *self.jobs.values()):
+                sock.close()
             _run_or_die(_job, req)
         self.jobs[pid] = conn
         self.selector.register(conn, selectors.EVENT_READ, pid)

@@ -2,7 +2,8 @@
 
 Denied with EPERM: new user namespaces (clone/unshare with CLONE_NEWUSER), mount and the
 new mount API, pivot_root, chroot, setns, ptrace and process_vm_*, bpf, perf_event_open,
-io_uring, userfaultfd, the key ring, kernel modules, kexec, swap and reboot. clone3 gets
+io_uring, userfaultfd, the key ring, kernel modules, kexec, swap and reboot, and every x32
+system call (numbers with __X32_SYSCALL_BIT, which would otherwise bypass it). clone3 gets
 ENOSYS, so that the C library falls back to clone, whose flags the filter can read.
 
 Self-contained (standard library only): the fork server loads it inside its sandbox, and
@@ -20,6 +21,7 @@ import sys
 
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _CLONE_NEWUSER = 0x10000000
+_X32_SYSCALL_BIT = 0x40000000  # an x32 call is its x86_64 number with this bit set
 _EPERM, _ENOSYS = 1, 38
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
@@ -62,7 +64,7 @@ def program() -> bytes | None:
     if platform.machine() != "x86_64":
         return None
     code: list[tuple] = [("ld", 4), ("jeq", _AUDIT_ARCH_X86_64, "native"), ("ret", _RET_ERRNO | _EPERM)]
-    code += [("label", "native"), ("ld", 0)]
+    code += [("label", "native"), ("ld", 0), ("jset", _X32_SYSCALL_BIT, "deny")]  # x32 numbers: none pass
     code += [("jeq", nr, "deny") for nr in sorted(DENIED_X86_64.values())]
     code += [("jeq", _CLONE3, "enosys"), ("jeq", _CLONE, "flags"), ("jeq", _UNSHARE, "flags"), ("ret", _RET_ALLOW)]
     code += [("label", "flags"), ("ld", 16), ("jset", _CLONE_NEWUSER, "deny"), ("ret", _RET_ALLOW)]

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -83,6 +84,27 @@ def test_forked_kernels_are_isolated(both):
         assert probe["work_root"] == [learner], "other learners' folders must be hidden"
         assert probe["learner_folder"] == [NB01, f"{NB01}.export"]
         assert probe["planted"] is False, "/tmp must be private to each job"
+
+
+def _kinds(fds: dict[str, str]) -> Counter:
+    """What a kernel's descriptors are, by kind: socket, pipe, anon_inode:[eventpoll], a file's path."""
+    return Counter(target.split(":[")[0] if ":[" in target else target for target in fds.values())
+
+
+def test_forked_kernels_inherit_no_descriptor_of_the_server(both):
+    """A forked kernel holds what a kernel started on its own holds (and the fonts preloaded read-only).
+
+    Before the fork server closed what it held, a forked kernel kept its listener, its epolls
+    and every job connection (67 descriptors), and one kernel could stall the server for all.
+    """
+    (_, forked), (_, started) = both
+    plain = _kinds(next(iter(started.values()))["fds"])
+    for learner, probe in forked.items():
+        extra = _kinds(probe["fds"]) - plain
+        # its own: fonts (read-only), /dev/null as stdio, IPython's history in its private /tmp
+        own = [kind for kind in extra if kind.endswith((".ttf", ".otf", ".afm")) or kind in ("/dev/null",)]
+        own += [kind for kind in extra if kind.startswith("/tmp/")]
+        assert set(extra) == set(own), (learner, extra)
 
 
 def test_no_process_of_a_job_survives(both):

@@ -31,6 +31,17 @@ def _signal(pid):
         return type(_e).__name__
 
 
+def _fds():
+    """Every descriptor the kernel holds: what it points at (sockets, pipes, files, epolls)."""
+    out = {}
+    for _fd in _os.listdir("/proc/self/fd"):
+        try:
+            out[_fd] = _os.readlink(f"/proc/self/fd/{_fd}")
+        except OSError:
+            pass
+    return out
+
+
 _planted = _os.path.exists("/tmp/left-by-an-earlier-job")
 open("/tmp/left-by-an-earlier-job", "w").write("x")
 _subprocess.Popen(["sleep", "300"])  # left running on purpose: the grader must kill it
@@ -45,6 +56,7 @@ _probe = {
     "learner_folder": _ls(".."),
     "work_root": _ls("../.."),
     "planted": _planted,
+    "fds": _fds(),
     # filled in by tests/test_rootless.py: folders of the instructor's, and the grader's pid
     "seen": {_p: _os.path.exists(_p) for _p in "__SECRETS__".split("|") if not _p.startswith("__")},
     "signal_grader": _signal(int("__GRADER_PID__")) if "__GRADER_PID__".isdigit() else "",
