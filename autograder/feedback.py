@@ -115,6 +115,22 @@ def safe_output(out) -> nbformat.NotebookNode | None:
     return nbformat.v4.new_output(kind, data=safe)
 
 
+def make_inert(nb) -> None:
+    """Every output inert and every written answer plain text, in place, before any copy is kept.
+
+    The executed notebook goes into nbgrader's course folder (which formgrader renders) and
+    into the results' saved states: no failure between grading and feedback may leave live
+    learner markup there.
+    """
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+            cell.outputs = [o for o in map(safe_output, outputs) if o is not None]
+        elif answers.is_written(cell) and not cell.metadata.get("workbook_inert"):
+            cell.source = md_text(cell.source)
+            cell.metadata["workbook_inert"] = True  # escaped once: sanitize leaves it as it is
+
+
 def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
     """Hide hidden tests (source and output), put each test's verdict in its output."""
     by_name = {t.name: t for t in result.tests}
@@ -123,7 +139,7 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
             cell.source = strip_hidden(cell.source)
             test = by_name.get(answers.grade_id(cell))
             cell.outputs = [_verdict_output(test)] if test else []
-        elif answers.is_written(cell):  # the learner's own markdown: shown as text, never as markup
+        elif answers.is_written(cell) and not cell.metadata.get("workbook_inert"):  # shown as text, never markup
             cell.source = md_text(cell.source)
         elif cell.cell_type == "code":
             outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []

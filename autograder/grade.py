@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,12 +152,47 @@ def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
 
     try:
         return run_job(job, uid=runlock.job_uid(uid_base, slot))
-    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - one submission must not stop the batch (SystemExit included)
         where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")
-        reason = f"grader error: {exc!r} at {where}"[:1500]
-        # saved with its content hash: re-run only when the submission (or the course) changes
-        result = NotebookResult(job.student_id, job.notebook, "error", errors=[reason], content_hash=job.content_hash)
-        return result, None
+        return _error_row(job, f"grader error: {exc!r} at {where}"), None
+
+
+def _error_row(job: Job, reason: str) -> NotebookResult:
+    """A job the grader could not finish: its row, saved with its content hash (re-run when it changes)."""
+    return NotebookResult(job.student_id, job.notebook, "error", errors=[reason[:1500]], content_hash=job.content_hash)
+
+
+WORKER_DIED = "grader error: the grader's worker process for this notebook died (out of memory or killed)"
+
+
+def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> list[tuple[int, Job]]:
+    """Run jobs in a pool of spawned workers; the jobs whose worker died (the pool broke) are returned."""
+    # spawned, not forked: the checks run torch in the worker, and a fork of a process whose
+    # thread pools have started can deadlock in its first parallel op
+    spawn, broken = multiprocessing.get_context("spawn"), []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=_init_worker) as pool:
+        futures = {pool.submit(_run_one, job, i, uid_base): (i, job) for i, job in jobs}
+        for future in as_completed(futures):
+            try:
+                outcome = future.result()
+            except BrokenProcessPool:
+                broken.append(futures[future])
+                continue
+            done(*outcome)
+    return broken
+
+
+def _parallel(opts: Options, todo: list[Job], uid_base: int, done) -> None:
+    """Jobs in parallel; those a dying worker took down are re-run one by one, each in its own worker.
+
+    A job whose own worker dies again gets an error row: it alone is lost, never the run.
+    """
+    broken = _in_pool(opts.jobs, list(enumerate(todo)), uid_base, done)
+    for slot, job in sorted(broken, key=lambda entry: entry[0]):
+        if _in_pool(1, [(slot, job)], uid_base, done):
+            done(_error_row(job, WORKER_DIED), None)
 
 
 class Recorder:
@@ -235,13 +271,7 @@ def run_jobs(
             for i, job in enumerate(todo):
                 done(*_run_one(job, i, uid_base))
         else:
-            # spawned, not forked: the checks run torch in the worker, and a fork of a process whose
-            # thread pools have started can deadlock in its first parallel op
-            spawn = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=opts.jobs, mp_context=spawn, initializer=_init_worker) as pool:
-                futures = [pool.submit(_run_one, job, i, uid_base) for i, job in enumerate(todo)]
-                for future in as_completed(futures):
-                    done(*future.result())
+            _parallel(opts, todo, uid_base, done)
     bar.close()
 
 

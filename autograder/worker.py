@@ -13,7 +13,7 @@ import nbformat
 from autograder import answers, launchers, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
-from autograder.feedback import strip_hidden
+from autograder.feedback import make_inert, strip_hidden
 from autograder.harness import Harness, TrustedVerdict
 from autograder.launchers import Launch
 from autograder.limits import Limits
@@ -142,6 +142,7 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     for cell in nb.cells:  # nbgrader reads a number a test cell shows as partial credit: only text stays
         if answers.is_test(cell):
             cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") in ("stream", "error")]
+    make_inert(nb)
     for folder in (work, export):  # judged: nothing the learner wrote stays on the host
         sandbox.remove_tree(folder)
     return result, nb
