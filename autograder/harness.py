@@ -277,6 +277,46 @@ def _is_definition(node: ast.stmt) -> bool:
     return True
 
 
+def test_only_cells(nb) -> list[int]:
+    """Plain code cells that only serve the tests: the grader runs them, the learner's kernel never does.
+
+    A cell qualifies when each of its statements is a definition (what the harness runs here,
+    see _is_definition) and the names it defines are read by test cells alone, so that no
+    answer can call an oracle of the instructor's (its helpers stay out of the kernel).
+    """
+    trees = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            with contextlib.suppress(SyntaxError):
+                trees[index] = ast.parse(cell.source)
+    readers: dict[str, set[int]] = {}
+    for index, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                readers.setdefault(node.id, set()).add(index)
+    tests = {i for i, cell in enumerate(nb.cells) if answers.is_test(cell)}
+    found = []
+    for index, tree in trees.items():
+        cell = nb.cells[index]
+        if answers.grade_id(cell) is not None or not tree.body or not all(_is_definition(n) for n in tree.body):
+            continue
+        names = set().union(*(_top_level_names(n) for n in tree.body))
+        users = set().union(*(readers.get(name, set()) for name in names)) - {index}
+        if names and users and users <= tests:
+            found.append(index)
+    return found
+
+
+def _top_level_names(node: ast.stmt) -> set[str]:
+    """The names one top-level definition binds in the notebook's namespace."""
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
 def _binds_names(target: ast.expr) -> bool:
     """An assignment target made of plain names only (`a`, `a, b`, `[a, (b, c)]`)."""
     if isinstance(target, (ast.Tuple, ast.List)):

@@ -14,7 +14,7 @@ from autograder import answers, launchers, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import make_inert, strip_hidden
-from autograder.harness import Harness, TrustedVerdict
+from autograder.harness import Harness, TrustedVerdict, test_only_cells
 from autograder.launchers import Launch
 from autograder.limits import Limits
 from autograder.rebuild import rebuild
@@ -72,9 +72,14 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
     return work, export
 
 
+TEST_ONLY = "# (a helper of the tests: under grading it runs in the grader, not here)"
+
+
 def kernel_notebook(nb) -> nbformat.NotebookNode:
-    """What the learner's kernel runs: the rebuilt notebook with every hidden check removed."""
+    """What the learner's kernel runs: the rebuilt notebook without hidden checks or the tests' helpers."""
     out = nbformat.from_dict(nb)
+    for index in test_only_cells(out):
+        out.cells[index].source = TEST_ONLY
     for cell in out.cells:
         if answers.is_test(cell):
             cell.source = strip_hidden(cell.source)
