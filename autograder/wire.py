@@ -31,13 +31,13 @@ class WireError(ValueError):
 class WireLimits:
     """What one reply, and one job in all, may bring into the grader."""
 
-    reply_bytes: int = 64 * 2**20  # the arrays of one reply
-    job_bytes: int = 1 * 2**30  # the arrays of every reply of one job
+    reply_bytes: int = 32 * 2**20  # the arrays of one reply (the largest check's reply: 20 MB)
+    job_bytes: int = 512 * 2**20  # the arrays of every reply of one job (a reference notebook: 32 MB at most)
     arrays: int = 4096  # arrays in one reply
     ndim: int = 8
     callback_bytes: int = 8 * 2**20  # one call back into a check's own object (its text, base64 included)
-    message_bytes: int = 96 * 2**20  # one frame of any message on any channel (ZeroMQ drops larger ones)
-    queued_messages: int = 16  # messages ZeroMQ may hold unread per channel
+    message_bytes: int = 40 * 2**20  # one frame of any message on any channel (ZeroMQ drops larger ones)
+    queued_messages: int = 8  # messages ZeroMQ may hold unread per channel
 
 
 class Budget:

@@ -75,11 +75,16 @@ def _prepare_workdir(job: Job) -> tuple[Path, Path]:
 TEST_ONLY = "# (a helper of the tests: under grading it runs in the grader, not here)"
 
 
-def kernel_notebook(nb) -> nbformat.NotebookNode:
-    """What the learner's kernel runs: the rebuilt notebook without hidden checks or the tests' helpers."""
+def kernel_notebook(nb, source) -> nbformat.NotebookNode:
+    """What the learner's kernel runs: the rebuilt notebook without hidden checks or the tests' helpers.
+
+    The helpers are found in the course's source (what the learner's answers read never counts).
+    """
     out = nbformat.from_dict(nb)
-    for index in test_only_cells(out):
-        out.cells[index].source = TEST_ONLY
+    helpers = {source.cells[i].source for i in test_only_cells(source)}
+    for cell in out.cells:
+        if cell.cell_type == "code" and answers.grade_id(cell) is None and cell.source in helpers:
+            cell.source = TEST_ONLY
     for cell in out.cells:
         if answers.is_test(cell):
             cell.source = strip_hidden(cell.source)
@@ -126,13 +131,13 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     source = nbformat.read(job.source_path, as_version=4)
     release = nbformat.read(job.release_path, as_version=4)
     nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))
-    nb = kernel_notebook(nb)
+    nb = kernel_notebook(nb, source)
     answer_sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     work, export = _prepare_workdir(job)
     verdicts: dict[str, TrustedVerdict] = {}
     report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, verdicts))
     if report.reason.startswith(HOST_FAILURE):  # not the learner's doing: once more, then "retry next run"
-        nb, verdicts = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0]), {}
+        nb, verdicts = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source), {}
         work, export = _prepare_workdir(job)
         checks = _trusted_checks(job, source, answer_sources, export, verdicts)
         report = _run_sandboxed(job, nb, work, export, uid, checks)

@@ -22,12 +22,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason
 ATTACKS = attack_files()
 INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJECTED: never inside a tag
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
+SENTINEL = Path("/tmp/wb-host-sentinel")  # a host file plant_exchange_links points its links at
+SENTINEL_TEXT = "a host file no learner may change\n"
 
 
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory):
     """Every attack, an honest learner and an idle one, graded in one batch with tight limits."""
     subs = tmp_path_factory.mktemp("attack-submissions")
+    SENTINEL.write_text(SENTINEL_TEXT)
+    SENTINEL.chmod(0o600)
     for path in ATTACKS:
         nb = make_submission(NB01, path, defaults=ZERO_ANSWERS)
         how = header(path, "tamper")
@@ -127,6 +131,7 @@ def test_batch_survives_and_honest_learner_unaffected(attacked):
     assert len(results) == len(ATTACKS) + 2
     for marker in HOST_MARKERS:
         assert not marker.exists(), f"{marker} was written from inside the sandbox"
+    assert SENTINEL.read_text() == SENTINEL_TEXT and SENTINEL.stat().st_mode & 0o777 == 0o600, "a host file changed"
 
 
 def _hidden_lines() -> list[str]:
