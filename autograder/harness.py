@@ -154,6 +154,7 @@ class Harness:
         self.base = prelude(source_nb)
         self.learner_names = set().union(*(defined_names(c.source) for c in source_nb.cells if answers.is_answer(c)))
         self.sources = submitted_answers
+        self.given = [c.source for c in source_nb.cells if c.cell_type == "code" and not answers.is_answer(c)]
         self._globals: dict[str, object] = {}
 
     def _load_definitions(self) -> None:
@@ -198,7 +199,7 @@ class Harness:
         self.base[_SEED_FN] = functools.partial(derive_seed, self.secret, test)  # helpers of any cell see it too
         ns = dict(self.base)
         trusted_workbook.reset_parts()
-        trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells))
+        trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells, self.given))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
         torch.manual_seed(derive_seed(self.secret, test, "torch"))
         np.random.seed(derive_seed(self.secret, test, "numpy"))
@@ -234,7 +235,9 @@ class Harness:
                 verdict = self.run_test(cell)
                 rules = forbidden_rules(cell.source)
                 if rules:  # judged whatever the cell did before reaching its rule
-                    findings = [f for names, cells in rules for f in forbidden.scan(self.sources, names, cells)]
+                    findings = [
+                        f for names, cells in rules for f in forbidden.scan(self.sources, names, cells, self.given)
+                    ]
                     verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
                         verdict.passed, verdict.message = False, f"a forbidden built-in is used ({findings[0]})"

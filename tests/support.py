@@ -40,6 +40,17 @@ def expected_message(path: Path) -> str | None:
 # A line of an answer file that stands for the cell's reference answer (tests/probes: probe, then answer)
 REFERENCE_ANSWER = "# __reference answer__"
 
+PROBE_RULE_TEST = "test_dtype_grad"
+"""01's test holding its forbidden-built-in rule, which covers every answer cell: a probe of the sandbox
+(it imports os and subprocess, which no answer may use) loses that test's points, and only those."""
+
+
+def graded_in_full_but_the_rule(result) -> bool:
+    """A probe's grade: every test's points but the rule's, and the rule's finding flagged."""
+    lost = {t.name for t in result.tests if t.score < t.max_score}
+    flagged = any(f.startswith("forbidden:") for f in result.flags)
+    return result.max_score > 0 and lost == {PROBE_RULE_TEST} and flagged
+
 
 def make_submission(
     name: str,

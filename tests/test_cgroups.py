@@ -40,7 +40,15 @@ def _drive(subs: str, out: str, work: str, limits: str) -> None:
     limits = Limits(**json.loads(limits))
     opts = grade.Options(Path(subs), Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
     results = grade.grade(opts)
-    said = {r.student_id: {"score": r.score, "max": r.max_score, "notes": r.flags + r.errors} for r in results}
+    said = {
+        r.student_id: {
+            "score": r.score,
+            "max": r.max_score,
+            "notes": r.flags + r.errors,
+            "lost": sorted(t.name for t in r.tests if t.score < t.max_score),
+        }
+        for r in results
+    }
     print("RESULT" + json.dumps({"tree": repr(cgroups.tree()), "results": said}))
 
 
@@ -50,7 +58,7 @@ if __name__ == "__main__":
 
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
-from support import make_submission  # noqa: E402
+from support import PROBE_RULE_TEST, make_submission  # noqa: E402
 
 from autograder import cgroups  # noqa: E402
 
@@ -158,6 +166,12 @@ class Watch(threading.Thread):
         seen["failcnt"] = max(seen["failcnt"], int(seen["files"].get("memory.failcnt", 0)))
 
 
+def _in_full_but_the_rule(said: dict) -> bool:
+    """The probe's grade: every point but the forbidden-built-in rule's (it imports os and subprocess), flagged."""
+    flagged = any(note.startswith("forbidden:") for note in said["notes"])
+    return said["max"] > 0 and said["lost"] == [PROBE_RULE_TEST] and flagged
+
+
 def _grade_as(user: str, python: str, learners: dict[str, Path], env: dict[str, str], wrap=()) -> tuple[dict, Path]:
     """Grade these learners' answer files as the user (the driver above); (its RESULT, the work folder)."""
     base = _owned_dir(user, "cgtest-")
@@ -243,7 +257,7 @@ def test_a_delegated_v1_subtree_holds_the_jobs_limits_them_and_is_left_empty():
     print(f"  probes: {said['probes']}\n  results: {said['results']}")
     assert said["tree"].startswith("V1Tree") and all(str(f) in said["tree"] for f in folders)
     probe, hog = said["results"]["probe"], said["results"]["hog"]
-    assert probe["score"] == probe["max"] > 0, probe
+    assert _in_full_but_the_rule(probe), probe
     assert any("memory limit" in note for note in hog["notes"]), hog  # memory.failcnt, read at release
     groups = {Path(g).name for g in watch.seen}
     assert len(groups) == 2, f"one group per job in each hierarchy: {groups}"
@@ -292,7 +306,7 @@ def test_a_delegated_v2_folder_holds_the_jobs_and_is_left_empty():
     print(f"{_evidence(watch.seen)}\n  probes: {said['probes']}\n  results: {said['results']}")
     assert said["tree"] == f"V2Tree(base_dir={delegated!r})"
     probe = said["results"]["probe"]
-    assert probe["score"] == probe["max"] > 0, probe
+    assert _in_full_but_the_rule(probe), probe
     kernels = {pid: lines for seen in watch.seen.values() for pid, lines in seen["kernels"].items()}
     assert kernels, "no kernel was seen in a job group"
     for lines in kernels.values():

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT
-from support import make_submission
+from support import PROBE_RULE_TEST, make_submission
 
 from autograder import answers, paths, sandbox
 from autograder.gradescope import build_zip
@@ -145,7 +145,9 @@ def test_reduced_sandbox_where_bubblewrap_is_unusable(tmp_path):
     data = _run_autograder(
         _autograder_root(tmp_path, make_submission(NB01, None, defaults=filled)), AUTOGRADER_SANDBOX="user"
     )
-    assert data["score"] == sum(t["max_score"] for t in data["tests"]), data
+    lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"]]
+    assert lost == [f"{NB01} · {PROBE_RULE_TEST}"], data  # the probe imports os: the forbidden-built-in rule's points
+    assert "forbidden:" in data["output"], data
     executed = nbformat.read(root / "work" / "results" / ".state" / "submission" / f"{NB01}.ipynb", as_version=4)
     printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     uid = int(printed.split("PROBE uid ")[1].split()[0])

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import SANDBOX_PROBLEM
-from support import make_submission
+from support import graded_in_full_but_the_rule, make_submission
 
 from autograder import grade, preload
 from autograder.limits import Limits
@@ -70,8 +70,8 @@ def both(tmp_path_factory):
 
 def test_forked_kernels_grade_in_full(both):
     (results, _), _ = both
-    for learner in LEARNERS:
-        assert results[learner].score == results[learner].max_score > 0, results[learner].errors
+    for learner in LEARNERS:  # in full but for the forbidden-built-in rule: the probe imports os and subprocess
+        assert graded_in_full_but_the_rule(results[learner]), (results[learner].errors, results[learner].flags)
 
 
 def test_forked_kernels_are_isolated(both):
@@ -155,6 +155,6 @@ def test_forked_kernel_computes_as_a_fresh_one(both):
     """Hash seed, thread count and the torch random state are those of a kernel started fresh."""
     (_, forked), (plain_results, fresh) = both
     for learner in LEARNERS:
-        assert plain_results[learner].score == plain_results[learner].max_score
+        assert graded_in_full_but_the_rule(plain_results[learner]), plain_results[learner].errors
         for key in ("hash", "threads", "rand"):
             assert forked[learner][key] == fresh[learner][key], key

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT, SANDBOX_PROBLEM
-from support import make_submission
+from support import graded_in_full_but_the_rule, make_submission
 
 from autograder import cgroups, grade, launchers
 from autograder.limits import Limits
@@ -68,8 +68,8 @@ def test_an_ordinary_user_gets_the_rootless_sandbox():
 
 def test_rootless_kernels_grade_in_full(probed):
     results, _, _, _ = probed
-    for learner in LEARNERS:
-        assert results[learner].score == results[learner].max_score > 0, results[learner].errors
+    for learner in LEARNERS:  # in full but for the forbidden-built-in rule: the probe imports os and subprocess
+        assert graded_in_full_but_the_rule(results[learner]), (results[learner].errors, results[learner].flags)
 
 
 def test_rootless_kernel_sees_only_its_own_folders(probed):

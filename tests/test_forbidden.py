@@ -1,0 +1,345 @@
+"""Forbidden built-ins judged by an allow-list: every way around it is found, and honest code is not.
+
+Each trick is an answer cell for notebook 01's real rule (every answer cell covered); the
+finding must name what the trick does, not something incidental. No kernel runs here.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+from conftest import NAMES
+
+from autograder import allowlist, answers, forbidden, paths
+from autograder.harness import forbidden_rules
+
+CATALOGUE = Path(__file__).resolve().parent / "catalogue"
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "sample_answers"
+
+
+@functools.cache
+def _notebook(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(paths.source_notebook(name), as_version=4)
+
+
+@functools.cache
+def rules(name: str) -> list[tuple[list[str], list[str] | None]]:
+    """The rules a notebook's test cells state."""
+    return [rule for cell in _notebook(name).cells if answers.is_test(cell) for rule in forbidden_rules(cell.source)]
+
+
+@functools.cache
+def given(name: str) -> list[str]:
+    """The notebook's own code cells, as the harness passes them."""
+    return [c.source for c in _notebook(name).cells if c.cell_type == "code" and not answers.is_answer(c)]
+
+
+RULE_01 = rules("01_scaled_dot_product_attention")[0]
+RULE_03 = rules("03_multi_head_attention")[0]
+
+ISSUE = [  # the tricks issue 28 lists
+    ("private_alias", "out = torch._scaled_dot_product_attention_math(q, k, v)", "private"),
+    ("private_c_binding", "fn = torch._C._nn.scaled_dot_product_attention", "torch._C"),
+    (
+        "pkgutil",
+        "import pkgutil\nfn = pkgutil.resolve_name('torch.nn.functional:scaled_dot_product_attention')",
+        "pkgutil",
+    ),
+    (
+        "pickle",
+        "import pickle\nfn = pickle.loads(b'ctorch.nn.functional\\nscaled_dot_product_attention\\n.')",
+        "pickle",
+    ),
+    ("eval_alias", "e = eval\nfn = e('F.scaled_dot_' + 'product_attention')", "eval as a value"),
+    ("compile_alias", "c = compile\nfn = c('F.x', '<s>', 'eval')", "compile as a value"),
+    ("reduce_getattr", "import functools\nfn = functools.reduce(getattr, ['nn', 'functional', 'x'], torch)", "getattr"),
+    ("map_getattr", "fn = list(map(getattr, [F], ['scaled_dot_' + 'product_attention']))[0]", "getattr as a value"),
+    ("module_getattribute", "fn = F.__getattribute__('scaled_dot_' + 'product_attention')", "__getattribute__"),
+    ("object_getattribute", "fn = object.__getattribute__(F, 'scaled_dot_product_attention')", "__getattribute__"),
+    ("import_dotted_name", "fn = torch._utils._import_dotted_name('torch.nn.functional.x')", "torch._utils"),
+    ("function_globals", "def f():\n    pass\nfn = f.__globals__['F'].scaled_dot_product_attention", "__globals__"),
+    ("builtins_dunder", "fn = __builtins__.getattr(F, 'scaled_dot_' + 'product_attention')", "__builtins__"),
+    ("ipython_module", "import IPython\nns = IPython.get_ipython().user_ns", "imports IPython"),
+    ("ipython_shell", "ns = get_ipython().user_ns['F']", "get_ipython"),
+    ("runpy", "import runpy\nns = runpy.run_module('torch.nn.functional')", "runpy"),
+    ("subprocess", "import subprocess\nsubprocess.run(['python', '-c', 'print(1)'])", "subprocess"),
+    ("flex_attention", "from torch.nn.attention.flex_attention import flex_attention", "torch.nn.attention"),
+    ("native_mha", "out = torch._native_multi_head_attention(q, k, v, 8, 2, w, b, w, b)", "private"),
+    ("transformer_layer", "layer = nn.TransformerEncoderLayer(8, 2)", "TransformerEncoderLayer"),
+    ("torch_compile", "fast = torch.compile(lambda q, k, v: q @ k.mT @ v)", "torch.compile"),
+    ("torch_jit", "fast = torch.jit.script(fn)", "torch.jit"),
+    ("torch_fx", "graph = torch.fx.symbolic_trace(model)", "torch.fx"),
+]
+
+OWN = [  # more ways, found while building the allow-list
+    ("module_dict", "fn = torch.nn.functional.__dict__['scaled_dot_product_attention']", "__dict__"),
+    ("vars_module", "fn = vars(F)['scaled_dot_product_attention']", "vars"),
+    ("getattr_computed", "names = ['scaled_dot_product_attention']\nfn = getattr(F, names[0])", "computed"),
+    ("getattr_literal", "fn = getattr(F, 'scaled_dot_product_attention')", "forbidden built-in"),
+    ("type_getattribute", "fn = type(F).__getattribute__(F, 'scaled_dot_product_attention')", "passes the module"),
+    ("module_spec", "loader = F.__spec__.loader", "__spec__"),
+    ("module_name_chain", "fn = F.__name__.__class__", "reaches torch.nn.functional.__name__.__class__"),
+    ("module_dunder_store", "torch.__version__ = 'x'", "torch.__version__ (store)"),
+    ("testing_internal", "from torch.testing._internal import common_utils", "private"),
+    ("sys_modules", "import sys\nfn = sys.modules['torch.nn.functional'].scaled_dot_product_attention", "sys.modules"),
+    ("sys_modules_given", "fn = sys.modules['torch.nn'].TransformerEncoderLayer", "sys.modules"),
+    ("partial_decorator", "import functools\n@functools.partial(getattr, F)\ndef x():\n    pass", "getattr as a value"),
+    ("lambda_getattr", "g = lambda o, n: getattr(o, n)\nfn = g(F, 'x')", "computed"),
+    ("exec_builtins", "__builtins__['exec']('fn = F.x')", "__builtins__"),
+    (
+        "init_subclass",
+        "class A:\n    def __init_subclass__(cls, f=None):\n        cls.f = f\n\n\n"
+        "class B(A, f=nn.TransformerDecoderLayer):\n    pass",
+        "TransformerDecoderLayer",
+    ),  # fmt: skip
+    ("bytes_decode", "name = bytes([115, 100, 112, 97]).decode()\nfn = getattr(F, name)", "computed"),
+    ("torch_functional", "fn = torch.functional.F.scaled_dot_product_attention", "torch.functional"),
+    ("modules_path", "fn = torch.nn.modules.activation.MultiheadAttention(8, 2)", "torch.nn.modules"),
+    ("modules_import", "from torch.nn.modules.activation import MultiheadAttention", "torch.nn.modules"),
+    ("sdp_kernel", "ctx = torch.backends.cuda.sdp_kernel(enable_math=True)", "torch.backends"),
+    ("sdpa_kernel", "from torch.nn.attention import sdpa_kernel", "torch.nn.attention"),
+    ("generator_frame", "gen = (x for x in [1])\nfn = gen.gi_frame.f_globals['F']", "gi_frame"),
+    ("coroutine_frame", "async def c():\n    pass\nframe = c().cr_frame", "cr_frame"),
+    ("traceback_frame", "try:\n    1 / 0\nexcept Exception as e:\n    g = e.__traceback__.tb_frame", "__traceback__"),
+    ("simple_alias", "G = F\nfn = G.scaled_dot_product_attention", "forbidden built-in"),
+    ("from_alias", "from torch.nn import functional as G\nH = G\nfn = H.scaled_dot_product_attention", "forbidden"),
+    ("alias_in_function", "def f():\n    import torch.nn as N\n    return N.TransformerEncoder", "TransformerEncoder"),
+    ("module_returned", "def ns():\n    return torch.nn\nlayer = ns().Transformer(8, 2)", "passes the module"),
+    ("module_in_list", "mods = [torch.nn]\nlayer = mods[0].Transformer(8, 2)", "passes the module"),
+    ("module_in_class", "class K:\n    m = torch.nn\nlayer = K.m.Transformer(8, 2)", "passes the module"),
+    ("module_default", "def f(m=torch.nn):\n    return m.Transformer(8, 2)", "passes the module"),
+    ("module_walrus", "layer = (m := torch.nn).Transformer(8, 2)", "passes the module"),
+    ("star_import", "from torch.nn.functional import *", "star-imports"),
+    ("torch_ops", "fn = torch.ops.aten._scaled_dot_product_attention_math", "torch.ops"),
+    ("operator_attrgetter", "import operator\nfn = operator.attrgetter('x')(F)", "operator"),
+    ("importlib", "import importlib\nm = importlib.import_module('torch.nn.functional')", "importlib"),
+    ("dunder_import", "m = __import__('torch.nn.functional')", "__import__"),
+    ("builtins_module", "import builtins\nfn = builtins.getattr(F, 'x')", "builtins"),
+    ("inspect", "import inspect\nmembers = inspect.getmembers(F)", "inspect"),
+    ("ctypes", "import ctypes\nctypes.pythonapi.PyImport_ImportModule", "ctypes"),
+    ("gc_objects", "import gc\nobjs = gc.get_objects()", "gc"),
+    ("numpy_pickle", "fn = np.load('x.npy', allow_pickle=True)", "numpy.load"),
+    ("torch_load", "fn = torch.load('x.pt', weights_only=False)", "torch.load"),
+    ("os_system", "os.system('python -c 1')", "os.system"),
+    ("string_formatter", "import string\nfn = string.Formatter().get_field('0.x', [F], {})", "string"),
+    ("type_hints", "import typing\nhints = typing.get_type_hints(f)", "typing.get_type_hints"),
+    ("match_subject", "match F:\n    case object(scaled_dot_product_attention=fn):\n        pass", "passes the module"),
+    ("match_dunder", "def f():\n    pass\nmatch f:\n    case object(__globals__=g):\n        pass", "__globals__"),
+    ("code_object", "code = (lambda: 0).__code__", "__code__"),
+    ("print_self", "mod = print.__self__", "__self__"),
+    ("subclasses", "classes = ().__class__.__base__.__subclasses__()", "__base__"),
+    ("torch_function", "fn = torch.Tensor.__torch_function__", "__torch_function__"),
+    ("module_compile", "class M(nn.Module):\n    def go(self):\n        return self.compile()", ".compile"),
+    ("overrides", "table = torch.overrides.get_overridable_functions()", "torch.overrides"),
+    ("torch_hub", "model = torch.hub.load('.', 'model', source='local')", "torch.hub"),
+    ("output_history", "fn = Out[3]", "IPython"),
+    ("underscore_history", "fn = _", "IPython"),
+    ("rule_name_function", "fn = F.multi_head_attention_forward", "forbidden built-in"),
+    ("setattr_patch", "setattr(torch.Tensor, 'soft' + 'max', F.softmax)", "patches a library"),
+    ("attribute_patch", "F.softmax = F.gelu", "patches a library"),
+    ("rebind_builtin", "def getattr(obj, name):\n    return obj", "rebinds the built-in getattr"),
+    ("super_getattribute", "fn = super(type(F), F).__getattribute__('x')", "__getattribute__"),
+    ("codecs", "import codecs\nname = codecs.decode('fqcn', 'rot13')", "codecs"),
+    ("breakpoint", "breakpoint()", "breakpoint"),
+    ("globals_call", "fn = globals()['F']", "globals"),
+    ("locals_call", "fn = locals()['F']", "locals"),
+    ("dir_module", "names = [n for n in dir(F) if 'dot' in n]", "dir"),
+    ("sys_getframe", "import sys\nframe = sys._getframe(0)", "sys._getframe"),
+    ("warnings_sys", "mods = warnings.sys.modules", "warnings.sys"),
+    ("warnings_catch", "w = warnings.catch_warnings()._module", "warnings.catch_warnings"),
+    ("numpy_ctypes", "lib = np.ctypeslib", "numpy.ctypeslib"),
+    ("random_private", "o = random._os", "private"),
+    ("getattr_self", "fn = getattr(getattr, '__self__')", "getattr as a value"),
+    ("transformer_in_scope", "m = nn.Transformer(8, 2)", "nn.Transformer"),
+    ("layer_norm_alias", "ln = torch.layer_norm", "torch.layer_norm"),
+    ("relative_import", "from . import functional", "relative import"),
+    ("unknown_module", "import my_helpers", "my_helpers"),
+    ("exec_call", "exec('fn = F.x')", "exec"),
+    ("magic", "%time x = 1", "get_ipython"),
+    ("shell_escape", "!python -c 'print(1)'", "get_ipython"),
+    ("type_store", "class A:\n    pass\ntype(A()).f = 1", "computed object"),
+    ("class_store", "class A:\n    pass\nA().__class__.f = 1", "__class__"),
+    ("tensor_storage", "def f(q):\n    return q.untyped_storage()", "untyped_storage"),
+    ("private_tensor_method", "def f(q):\n    return q._values()", "private"),
+    (
+        "class_shadow_getattr",
+        "class A:\n    getattr = getattr\nfn = A.getattr(torch.Tensor, 'x')",
+        "getattr as a value",
+    ),
+    (
+        "torch_function_hook",
+        "class T(torch.Tensor):\n    @classmethod\n    def __torch_function__(cls, func, types, a=()):\n"
+        "        return func",
+        "defines __torch_function__",
+    ),  # fmt: skip
+    (
+        "torch_dispatch_hook",
+        "class T(torch.Tensor):\n    __torch_dispatch__ = staticmethod(print)",
+        "__torch_dispatch__",
+    ),
+    ("array_ctypes", "def f(a):\n    return a.ctypes.data", ".ctypes"),
+    ("class_mro", "def f(q):\n    return type(q).mro()[-1]", ".mro"),
+    ("rng_ctypes", "p = np.random.default_rng(0).bit_generator.ctypes", ".ctypes"),
+    ("deleted_shadow", "def getattr(o, n):\n    return o\n\n\ndel getattr", "rebinds the built-in getattr"),
+    ("local_shadow", "def f(getattr):\n    return getattr(torch.nn, 'Transformer')", "passes the module"),
+    ("global_alias", "def f():\n    global G\n    G = torch.nn\n\n\nlayer = G.Transformer(8, 2)", "nn.Transformer"),
+    (
+        "closure_alias",
+        "def f():\n    G = torch.nn\n\n    def g():\n        return G.Transformer\n\n    return g",
+        "nn.Transformer",
+    ),  # fmt: skip
+    ("with_module", "with torch.nn as G:\n    pass", "passes the module"),
+    ("for_module", "for G in (torch.nn,):\n    pass", "passes the module"),
+    ("calls_to_value", "n = calls_to(lambda: 0, F.scaled_dot_product_attention)", "forbidden built-in"),
+    ("function_mode", "class M(torch.overrides.TorchFunctionMode):\n    pass", "torch.overrides"),
+    ("workbook_patch", "Check.forbidden = lambda *a, **k: None", "patches a library"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [c[1:] for c in ISSUE + OWN], ids=[c[0] for c in ISSUE + OWN])
+def test_every_way_around_the_allow_list_is_found(source, expected):
+    names, cells = RULE_01
+    findings = forbidden.scan({"sdpa": source}, names, cells, given("01_scaled_dot_product_attention"))
+    assert findings and not any("could not be parsed" in f for f in findings), (source, findings)
+    assert any(expected in f for f in findings), (expected, findings)
+
+
+def test_the_issue_tricks_and_at_least_ten_more_are_tried():
+    assert len(ISSUE) >= 22 and len(OWN) >= 10 and len({c[0] for c in ISSUE + OWN}) == len(ISSUE + OWN)
+
+
+def test_a_notebook_helper_that_calls_the_built_in_counts_as_calling_it():
+    """01's plain cell `oracle` calls F.scaled_dot_product_attention: an answer that calls it is found."""
+    names, cells = RULE_01
+    source = "def scaled_dot_product_attention(q, k, v, mask=None):\n    return oracle(q, k, v, mask)\n"
+    findings = forbidden.scan({"sdpa": source}, names, cells, given("01_scaled_dot_product_attention"))
+    assert any("oracle" in f and "scaled_dot_product_attention" in f for f in findings), findings
+
+
+def test_what_the_notebook_s_own_cells_import_is_judged_like_the_answer_s_imports():
+    """08's plain cells import TorchDispatchMode (a private module's) and os: an answer may use neither."""
+    names, cells = rules("08_efficient_attention")[0]
+    sources = {"tiled_attention": "class M(TorchDispatchMode):\n    pass\n", "gqa": "os.system('true')\n"}
+    findings = forbidden.scan(sources, names, cells, given("08_efficient_attention"))
+    assert any("torch.utils" in f for f in findings) and any("os.system" in f for f in findings), findings
+
+
+def test_a_cell_outside_the_rule_may_call_a_forbidden_built_in_directly_and_nothing_more():
+    names, cells = RULE_03
+    direct = {"copy_weights": "def copy_weights(mine):\n    ref = nn.MultiheadAttention(8, 2)\n    return ref\n"}
+    assert forbidden.scan(direct, names, cells) == []
+    aliased = {"copy_weights": "MHA = nn.MultiheadAttention\n"}
+    assert any("passes torch.nn.MultiheadAttention around" in f for f in forbidden.scan(aliased, names, cells))
+    private = {"copy_weights": "out = torch._native_multi_head_attention\n"}
+    assert forbidden.scan(private, names, cells)
+
+
+def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_cells_use_is_covered():
+    """copy_weights stores nn.MultiheadAttention(...) on an object of the notebook's that mha then reads."""
+    names, cells = RULE_03
+    sources = {
+        "mha": "class MultiHeadAttention(nn.Module):\n    def forward(self, q, k, v):\n        return Box.m(q, k, v)\n",
+        "copy_weights": "def copy_weights(mine):\n    Box.m = nn.MultiheadAttention(8, 2)\n",
+    }
+    findings = forbidden.scan(sources, names, cells, ["class Box:\n    pass\n"])
+    assert any("copy_weights" in f and "forbidden built-in torch.nn.MultiheadAttention" in f for f in findings)
+    planted = {"mha": sources["mha"], "copy_weights": "MultiHeadAttention.m = nn.MultiheadAttention(8, 2)\n"}
+    assert any("copy_weights" in f for f in forbidden.scan(planted, names, cells))
+    on_workbook = {"mha": sources["mha"], "copy_weights": "Check.m = nn.MultiheadAttention(8, 2)\n"}
+    assert any("patches a library" in f for f in forbidden.scan(on_workbook, names, cells))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(m):\n    return isinstance(m, nn.MultiheadAttention)",
+        "def f(m: nn.MultiheadAttention, x: torch.Tensor) -> torch.Tensor:\n    return x.softmax(-1)",
+        "def f(ms: list[nn.MultiheadAttention] | None = None):\n    return ms",
+        "def f(x):\n    return issubclass(type(x), (nn.TransformerEncoderLayer, nn.Linear))",
+        "def forward(self, input):\n    return input.shape, input.mT, input.masked_fill_(input > 0, 0.0)",
+        "class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('_mask', None)\n        self._cache = {}\n\n    def _step(self, x):\n        return self._mask, self._cache, self._step",
+        "def f(xs):\n    return sorted(xs, key=len), [int(x) for x in xs], list(map(float, xs))",
+        "x = getattr(module, 'weight')\nok = hasattr(module, 'bias')",
+        "import sys\nprint('note', file=sys.stderr)",
+        "for _ in range(3):\n    pass\nfirst, _ = (1, 2)",
+        "act = F.relu\nlow = torch.finfo(torch.float32).min\nshape = torch.Size([2])",
+        "@torch.no_grad()\ndef f(x):\n    return torch.softmax(x @ x.mT / math.sqrt(x.shape[-1]), dim=-1)",
+        "def f(x):\n    try:\n        return np.exp(x)\n    except (ValueError, TypeError) as e:\n"
+        "        raise RuntimeError(str(e))",
+        "import torch.nn.functional as G\nfrom torch import nn as N\nlayer = N.Linear(2, 2)\ny = G.softmax(x, -1)",
+        "setattr(self, name, nn.Linear(2, 2))",
+        "print(type(x).__name__, x.__class__.__name__)",
+        "def f(q):\n    return q.max(-1).values, q.topk(2).indices, {1: 2}.values(), q.new_zeros(2)",
+        "from __future__ import annotations\nprint(torch.__version__, np.__version__, F.__name__)",
+        "torch.testing.assert_close(a, b)\nnp.testing.assert_allclose(a, b)",
+        "def f(m):\n    match m:\n        case nn.MultiheadAttention(embed_dim=d):\n            return d",
+        "class A:\n    act = nn.ReLU\n    __slots__ = ()\n\n    def f(self, x):\n        return self.act()(x)",
+    ],
+)
+def test_honest_code_is_not_flagged(source):
+    names, cells = RULE_01
+    assert forbidden.scan({"sdpa": source}, names, cells, given("01_scaled_dot_product_attention")) == []
+
+
+def _submissions(name: str) -> list[tuple[str, dict[str, str]]]:
+    """The reference answers, the released stubs, each right catalogue entry and sample answer file."""
+    reference = answers.reference_answers(_notebook(name))
+    released = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    stubs = {answers.grade_id(c): c.source for c in released.cells if answers.is_answer(c)}
+    out = [("reference", reference), ("stubs", stubs)]
+    for path in sorted((CATALOGUE / name).glob("right_*.py")) + sorted(SAMPLES.glob(f"*/{name}.py")):
+        out.append((path.stem, {**reference, **answers.load_answer_file(path)}))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_stubs_right_entries_and_samples_have_no_finding(name):
+    """Under each of the notebook's rules, and (notebooks without one) under a rule covering no cell."""
+    checked = 0
+    for label, sources in _submissions(name):
+        for names, cells in rules(name) or [([], [])]:
+            assert forbidden.scan(sources, names, cells, given(name)) == [], (name, label, names)
+            checked += len(sources)
+    assert checked
+
+
+BUILTIN_ENTRIES = {"wrong_calls_builtin", "wrong_ln_uses_builtin", "wrong_rms_uses_builtin", "wrong_tiled_calls_sdpa"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wrong_entries_are_found_only_where_they_call_the_built_in(name):
+    """A wrong entry packed with others must not cost them a rule's points; the built-in ones say 'forbidden'."""
+    reference = answers.reference_answers(_notebook(name))
+    for path in sorted((CATALOGUE / name).glob("wrong_*.py")):
+        sources = {**reference, **answers.load_answer_file(path)}
+        found = [f for names, cells in rules(name) for f in forbidden.scan(sources, names, cells, given(name))]
+        if path.stem in BUILTIN_ENTRIES:
+            assert found and "forbidden built-in" in found[0], (path.stem, found)
+        else:
+            assert found == [], (path.stem, found)
+
+
+def test_the_allow_lists_name_what_exists_and_nothing_composite_is_allowed():
+    """Every allowed torch name exists in the installed PyTorch; ALLOWED and COMPOSITE do not overlap."""
+    import importlib
+
+    for module, names in allowlist.ALLOWED.items():
+        assert not any(n.startswith("_") for n in names), module
+        assert not names & allowlist.COMPOSITE.get(module, frozenset()), module
+        if module.startswith("torch"):
+            loaded = importlib.import_module(module)
+            assert not [n for n in names if not hasattr(loaded, n)], module
+    assert not {"scaled_dot_product_attention", "layer_norm", "rms_norm"} & allowlist.ALLOWED["torch.nn.functional"]
+    assert not [n for n in allowlist.TENSOR_METHODS if not hasattr(torch.Tensor, n)]
+
+
+def test_unparsable_and_deeply_nested_cells_are_findings_not_errors():
+    names, cells = RULE_01
+    assert "could not be parsed" in forbidden.scan({"sdpa": "def (:"}, names, cells)[0]
+    assert forbidden.scan({"sdpa": "x = " + "+".join(["q"] * 900)}, names, cells) == []  # walked without recursion
+    assert "could not be parsed" in forbidden.scan({"sdpa": "x = " + "+".join(["q"] * 20000)}, names, cells)[0]
