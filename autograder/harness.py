@@ -280,7 +280,7 @@ def _is_definition(node: ast.stmt) -> bool:
     return True
 
 
-def test_only_cells(nb) -> list[int]:
+def helpers_of_tests(nb) -> list[int]:
     """Plain code cells that only serve the tests: the grader runs them, the learner's kernel never does.
 
     A cell qualifies when each of its statements is a definition (what the harness runs here,

@@ -14,8 +14,12 @@ Adding a mode is adding one class to LAUNCHERS.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
+import shutil
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -29,7 +33,7 @@ import zmq
 import zmq.asyncio
 from jupyter_client.manager import AsyncKernelManager
 
-from autograder import preload, sandbox, wire
+from autograder import paths, preload, sandbox, wire
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 
@@ -197,6 +201,42 @@ def choose(unsafe: bool = False, requested: str = "", environ=os.environ, contai
     return ForkServerLauncher(Launch("forkserver"))
 
 
+CHANNELS = ("shell", "control", "stdin", "iopub", "hb")
+
+
+class ChannelRelay:
+    """The process between the grader and one kernel's channels (autograder/channel_relay.py)."""
+
+    def __init__(self, info: dict, limits: wire.WireLimits) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="agr-"))  # the grader's own /tmp: no kernel sees it
+        self.ip = str(self.folder / "g")
+        kernel = {name: f"ipc://{info['ip']}-{info[f'{name}_port']}" for name in CHANNELS}
+        config = {
+            "kernel": kernel,
+            "grader": {name: f"ipc://{self.ip}-{info[f'{name}_port']}" for name in CHANNELS},
+            "identity": uuid.uuid4().hex,
+            "frame_bytes": limits.message_bytes,
+            "message_bytes": limits.reply_bytes + 8 * 2**20,
+            "frames": limits.arrays + 16,
+            "queued": limits.queued_messages,
+            "memory_bytes": limits.relay_memory_bytes,
+        }
+        (self.folder / "relay.json").write_text(json.dumps(config))
+        cmd = [sys.executable, "-I", str(paths.CHANNEL_RELAY), str(self.folder / "relay.json")]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        if not ready or self.proc.stdout.readline().strip() != b"ready":
+            self.close()
+            raise RuntimeError("the channel relay did not start")
+
+    def close(self) -> None:
+        """Stop the relay and remove its sockets."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def capped_context(limits: wire.WireLimits) -> zmq.asyncio.Context:
     """A ZeroMQ context whose sockets drop any frame over the limit and queue few messages unread.
 
@@ -237,8 +277,15 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
     if how.own_uid:
         sandbox.hand_over(job)
 
+    relays: list[ChannelRelay] = []
+
     class SandboxKernelManager(CappedKernelManager):
-        """Starts the kernel in the sandbox and connects over unix sockets in the job's folder."""
+        """Starts the kernel in the sandbox; the grader reaches it through a channel relay only."""
+
+        def client(self, **kwargs):
+            relay = ChannelRelay(self.get_connection_info(), self.wire_limits)
+            relays.append(relay)
+            return super().client(ip=relay.ip, **kwargs)
 
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -255,6 +302,8 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
         def release() -> bool:
             """Remove this job's cgroups and socket folder; True if the memory limit was hit."""
             sandbox.kill_recorded(job.pidfile)  # where no cgroup holds the job, its sandbox's outer process does
+            while relays:
+                relays.pop().close()
             return sandbox.release_job(job.name, ipc)
 
     return SandboxKernelManager

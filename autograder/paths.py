@@ -23,3 +23,4 @@ def source_notebook(name: str, solutions: Path = SOLUTIONS) -> Path:
 
 
 SERVANT = Path(__file__).resolve().parent / "servant.py"
+CHANNEL_RELAY = Path(__file__).resolve().parent / "channel_relay.py"

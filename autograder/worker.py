@@ -14,7 +14,7 @@ from autograder import answers, launchers, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import make_inert, strip_hidden
-from autograder.harness import Harness, TrustedVerdict, test_only_cells
+from autograder.harness import Harness, TrustedVerdict, helpers_of_tests
 from autograder.launchers import Launch
 from autograder.limits import Limits
 from autograder.rebuild import rebuild
@@ -81,7 +81,7 @@ def kernel_notebook(nb, source) -> nbformat.NotebookNode:
     The helpers are found in the course's source (what the learner's answers read never counts).
     """
     out = nbformat.from_dict(nb)
-    helpers = {source.cells[i].source for i in test_only_cells(source)}
+    helpers = {source.cells[i].source for i in helpers_of_tests(source)}
     for cell in out.cells:
         if cell.cell_type == "code" and answers.grade_id(cell) is None and cell.source in helpers:
             cell.source = TEST_ONLY

@@ -58,9 +58,10 @@ def _split(root: int, tree: dict) -> tuple[int, int]:
         if "forkserver.py" in cmd:
             server += rss  # its children are the kernels: not walked
             continue
-        if "ipykernel" in cmd or cmd.startswith(("bwrap", "/usr/bin/bwrap")):
+        if "ipykernel" in cmd:
             continue
-        grader += rss
+        if not cmd.startswith(("bwrap", "/usr/bin/bwrap")):  # (a sandbox's outer process: its child counts)
+            grader += rss
         todo += children.get(pid, [])
     return grader, server
 
@@ -73,7 +74,7 @@ def _submissions(folder: Path, only: list[str]) -> int:
         how = header(path, "tamper")
         (folder / path.stem.replace("_", "-")).mkdir(parents=True)
         nbformat.write(tamper(nb, how) if how else nb, folder / path.stem.replace("_", "-") / f"{NB01}.ipynb")
-    (folder / "honest").mkdir()
+    (folder / "honest").mkdir(parents=True)
     nbformat.write(make_submission(NB01, None), folder / "honest" / f"{NB01}.ipynb")
     return len(list(folder.iterdir()))
 

@@ -10,6 +10,7 @@ from conftest import NAMES
 from nbclient import NotebookClient
 
 from autograder import answers, colab, paths
+from autograder.harness import defined_names, helpers_of_tests
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -58,12 +59,28 @@ def test_notebook_runs_alone_with_the_helper_only(graded_samples, name):
 
     The reference sample's graded run proves it (no second run of every notebook): its kernel ran,
     sandboxed, in a folder holding only workbook.py (autograder.worker), in grading mode.
+    Under grading the tests' own helpers (plain cells of definitions only the tests read) run
+    in the grader, not in the kernel: a visible test that calls one raises a NameError for
+    that helper there, and nothing else may fail.
     """
     results, out = graded_samples
     assert results[f"ada/{name}"].status == "graded"
     executed = nbformat.read(out / ".state" / "ada" / f"{name}.ipynb", as_version=4)
     assert sum(bool(c.get("outputs")) for c in executed.cells if c.cell_type == "code") > 1, "not executed"
-    assert _errors(executed) == []
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    helpers = set().union(*(defined_names(source.cells[i].source) for i in helpers_of_tests(source)))
+    expected = [
+        (i, ename, value)
+        for i, ename, value in _errors(executed)
+        if answers.is_test(executed.cells[i]) and ename == "NameError" and _undefined(value) in helpers
+    ]
+    assert _errors(executed) == expected
+
+
+def _undefined(message: str) -> str:
+    """The name a NameError's message names."""
+    found = re.match(r"name '(\w+)' is not defined", message)
+    return found.group(1) if found else ""
 
 
 def _errors(nb) -> list:
