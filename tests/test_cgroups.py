@@ -40,7 +40,7 @@ def _drive(subs: str, out: str, work: str, limits: str) -> None:
     limits = Limits(**json.loads(limits))
     opts = grade.Options(Path(subs), Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
     results = grade.grade(opts)
-    said = {r.student_id: {"score": r.score, "max": r.max_score, "notes": r.flags + r.errors} for r in results}
+    said = {r.student_id: {"score": r.score, "max": r.auto_max, "notes": r.flags + r.errors} for r in results}
     print("RESULT" + json.dumps({"tree": repr(cgroups.tree()), "results": said}))
 
 

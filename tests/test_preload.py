@@ -70,7 +70,7 @@ def both(tmp_path_factory):
 def test_forked_kernels_grade_in_full(both):
     (results, _), _ = both
     for learner in LEARNERS:
-        assert results[learner].score == results[learner].max_score > 0, results[learner].errors
+        assert results[learner].score == results[learner].auto_max > 0, results[learner].errors
 
 
 def test_forked_kernels_are_isolated(both):
@@ -125,7 +125,7 @@ def test_a_server_that_does_not_start_falls_back_to_bwrap(tmp_path, monkeypatch,
     subs.mkdir(parents=True)
     nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
     (result,) = grade.grade(grade.Options(subs.parent, tmp_path / "out", jobs=1, limits=Limits(), quiet=True))
-    assert result.score == result.max_score > 0, result.errors
+    assert result.score == result.auto_max > 0, result.errors
     assert "cannot preload: simulated" in capsys.readouterr().err
 
 
@@ -133,6 +133,6 @@ def test_forked_kernel_computes_as_a_fresh_one(both):
     """Hash seed, thread count and the torch random state are those of a kernel started fresh."""
     (_, forked), (plain_results, fresh) = both
     for learner in LEARNERS:
-        assert plain_results[learner].score == plain_results[learner].max_score
+        assert plain_results[learner].score == plain_results[learner].auto_max
         for key in ("hash", "threads", "rand"):
             assert forked[learner][key] == fresh[learner][key], key
