@@ -79,6 +79,11 @@ def to_gradescope(results: list[NotebookResult]) -> dict:
         for flag in result.flags:
             output.append(f"{result.notebook}: {flag}")
         for t in result.tests:
+            if t.manual:  # Gradescope's tests are automatic: a written answer is one of its manual questions
+                output.append(
+                    f"{result.notebook} · {t.name}: written answer ({t.max_score:g} points), graded by a person"
+                )
+                continue
             tests.append(
                 {
                     "name": f"{result.notebook} · {t.name}",

@@ -47,7 +47,7 @@ PROBE_RULE_TEST = "test_dtype_grad"
 
 def graded_in_full_but_the_rule(result) -> bool:
     """A probe's grade: every test's points but the rule's, and the rule's finding flagged."""
-    lost = {t.name for t in result.tests if t.score < t.max_score}
+    lost = {t.name for t in result.tests if not t.manual and t.score < t.max_score}  # written: pending
     flagged = any(f.startswith("forbidden:") for f in result.flags)
     return result.max_score > 0 and lost == {PROBE_RULE_TEST} and flagged
 

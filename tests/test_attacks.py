@@ -121,12 +121,12 @@ def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path)
         r.student_id: r for r in grade.grade(grade.Options(subs, tmp_path / "out", jobs=1, limits=limits, quiet=True))
     }
     assert {s: results[s.replace("_", "-")].score for s in IN_PROCESS} == dict.fromkeys(IN_PROCESS, 0)
-    assert results["zz-honest"].score == results["zz-honest"].max_score > 0
+    assert results["zz-honest"].score == results["zz-honest"].auto_max > 0
 
 
 def test_batch_survives_and_honest_learner_unaffected(attacked):
     results, _ = attacked
-    assert results["honest"].score == results["honest"].max_score > 0
+    assert results["honest"].score == results["honest"].auto_max > 0
     assert results["zeros"].score == 0
     assert len(results) == len(ATTACKS) + 2
     for marker in HOST_MARKERS:

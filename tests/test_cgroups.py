@@ -43,9 +43,9 @@ def _drive(subs: str, out: str, work: str, limits: str) -> None:
     said = {
         r.student_id: {
             "score": r.score,
-            "max": r.max_score,
+            "max": r.auto_max,
             "notes": r.flags + r.errors,
-            "lost": sorted(t.name for t in r.tests if t.score < t.max_score),
+            "lost": sorted(t.name for t in r.tests if not t.manual and t.score < t.max_score),
         }
         for r in results
     }

@@ -44,7 +44,7 @@ def test_a_kernel_that_fails_to_start_once_is_started_again(tmp_path, monkeypatc
     started = _failing_starts(monkeypatch, failures=1)
     result = _grade(tmp_path)
     assert started[0] == 2
-    assert result.status == "graded" and result.score == result.max_score > 0, result.errors
+    assert result.status == "graded" and result.score == result.auto_max > 0, result.errors
 
 
 def test_a_host_that_keeps_failing_gives_an_error_row_that_the_next_run_grades(tmp_path, monkeypatch):
@@ -54,4 +54,4 @@ def test_a_host_that_keeps_failing_gives_an_error_row_that_the_next_run_grades(t
     assert result.errors[0].startswith("host: the kernel did not start"), result.errors
     monkeypatch.undo()  # the host is mended: the same, unchanged submission is graded again
     result = _grade(tmp_path)
-    assert result.status == "graded" and result.score == result.max_score > 0, result.errors
+    assert result.status == "graded" and result.score == result.auto_max > 0, result.errors

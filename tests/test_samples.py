@@ -12,6 +12,7 @@ from conftest import NAMES, ROOT
 from leaks import leaked
 
 from autograder import paths
+from autograder.results import NEEDS_MANUAL
 
 NB01 = "01_scaled_dot_product_attention"
 
@@ -42,9 +43,13 @@ def test_reference_gets_full_marks(graded_samples, name):
 def test_untouched_student_notebook_scores_zero_everywhere(graded_samples):
     result = graded_samples[0][f"ben/{NB01}"]
     assert result.score == 0 and result.max_score > 0
-    for test in result.tests:
+    automatic = [t for t in result.tests if not t.manual]
+    assert automatic
+    for test in automatic:
         assert test.status == "failed"
         assert "NotImplementedError" in test.message, (test.name, test.message)
+    # a written answer, even left blank, waits for a person: the grader never scores it
+    assert all(t.status == NEEDS_MANUAL and t.score == 0 for t in result.tests if t.manual)
 
 
 @pytest.mark.slow

@@ -37,7 +37,8 @@ def rotary_embedding(x, positions=None):
         raise ValueError(f"D={D} is odd")
     pos = torch.arange(L, device=x.device) if positions is None else positions.to(x.device)
     theta = torch.pow(10000.0, -torch.arange(0, D, 2, device=x.device, dtype=torch.float64) / D)
-    a = (pos.double()[..., None] * theta).to(x.dtype)  # (..., L, D/2)
-    rot = torch.stack([torch.stack([a.cos(), -a.sin()], -1), torch.stack([a.sin(), a.cos()], -1)], -2)  # (..., L, D/2, 2, 2)
+    a = pos.double()[..., None] * theta  # (..., L, D/2), float64: cos and sin are cast after
+    c, s = a.cos().to(x.dtype), a.sin().to(x.dtype)
+    rot = torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)  # (..., L, D/2, 2, 2)
     pairs = x.reshape(*x.shape[:-1], D // 2, 2, 1)
     return (rot @ pairs).reshape(x.shape)
