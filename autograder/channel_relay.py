@@ -51,8 +51,37 @@ def _sockets(ctx: zmq.Context, cfg: dict) -> dict[str, tuple[zmq.Socket, zmq.Soc
     return pairs
 
 
-def _within(frames: list[bytes], cfg: dict) -> bool:
-    return len(frames) <= cfg["frames"] and sum(len(f) for f in frames) <= cfg["message_bytes"]
+HEADER, PARENT = 2, 3  # frames after the delimiter: signature, header, parent header, metadata, content
+
+
+def _header(frames: list[bytes], which: int, key: str) -> str:
+    """A field of a Jupyter message's header or parent header, '' when unreadable."""
+    try:
+        at = frames.index(b"<IDS|MSG>")
+        if len(frames[at + which]) > 65536:
+            return ""
+        return str(json.loads(frames[at + which]).get(key, ""))
+    except (ValueError, IndexError, TypeError, AttributeError):
+        return ""
+
+
+def _within(name: str, frames: list[bytes], cfg: dict, pending: set[str]) -> bool:
+    """Whether a kernel's message may reach the grader.
+
+    Any message: at most so many frames and bytes. A large one (over `small_bytes`) only as
+    the one reply to a request the grader has pending (a comm message whose parent is that
+    request), so that however fast the kernel sends, few large messages wait unread.
+    """
+    size = sum(len(f) for f in frames)
+    if len(frames) > cfg["frames"] or size > cfg["message_bytes"]:
+        return False
+    if size <= cfg["small_bytes"] or (name == "stdin" and size <= cfg["callback_bytes"]):
+        return True
+    parent = _header(frames, PARENT, "msg_id")
+    if name == "iopub" and _header(frames, HEADER, "msg_type") == "comm_msg" and parent in pending:
+        pending.discard(parent)
+        return True
+    return False
 
 
 def relay(cfg: dict) -> None:
@@ -61,7 +90,7 @@ def relay(cfg: dict) -> None:
     ctx.setsockopt(zmq.RCVHWM, cfg["queued"])
     ctx.setsockopt(zmq.SNDHWM, cfg["queued"])
     pairs = _sockets(ctx, cfg)
-    poller, route, peers = zmq.Poller(), {}, {}
+    poller, route, peers, pending = zmq.Poller(), {}, {}, set()
     for name, (outer, inner) in pairs.items():
         poller.register(outer, zmq.POLLIN)
         poller.register(inner, zmq.POLLIN)
@@ -78,8 +107,10 @@ def relay(cfg: dict) -> None:
             if side == "out":  # from the grader: a ROUTER prefixes its identity
                 if name in ROUTED or name == "hb":
                     peers[name], frames = frames[0], frames[1:]
+                if name == "shell" and _header(frames, HEADER, "msg_type") == "comm_msg":
+                    pending.add(_header(frames, HEADER, "msg_id"))
                 inner.send_multipart(frames)
-            elif _within(frames, cfg):
+            elif _within(name, frames, cfg, pending):
                 if name in ROUTED or name == "hb":
                     peer = peers.get(name) or peers.get("shell")  # the grader's stdin shares shell's identity
                     if peer is None:

@@ -217,6 +217,8 @@ class ChannelRelay:
             "identity": uuid.uuid4().hex,
             "frame_bytes": limits.message_bytes,
             "message_bytes": limits.reply_bytes + 8 * 2**20,
+            "small_bytes": limits.small_message_bytes,
+            "callback_bytes": limits.callback_bytes + 2**16,
             "frames": limits.arrays + 16,
             "queued": limits.queued_messages,
             "memory_bytes": limits.relay_memory_bytes,

@@ -37,7 +37,8 @@ class WireLimits:
     ndim: int = 8
     callback_bytes: int = 8 * 2**20  # one call back into a check's own object (its text, base64 included)
     message_bytes: int = 40 * 2**20  # one frame of any message on any channel (ZeroMQ drops larger ones)
-    queued_messages: int = 8  # messages ZeroMQ may hold unread per channel
+    queued_messages: int = 64  # messages ZeroMQ may hold unread per channel (outputs, most of them small)
+    small_message_bytes: int = 2 * 2**20  # larger: only the one reply to a pending request (channel_relay)
     relay_memory_bytes: int = 192 * 2**20  # the channel relay's address space (autograder/channel_relay.py)
 
 
