@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import socket
 from pathlib import Path
@@ -22,7 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason
 ATTACKS = attack_files()
 INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJECTED: never inside a tag
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
-SENTINEL = Path("/tmp/wb-host-sentinel")  # a host file plant_exchange_links points its links at
+SENTINEL = Path(f"/tmp/wb-host-sentinel-{os.getuid()}")  # a host file plant_exchange_links points its links at
 SENTINEL_TEXT = "a host file no learner may change\n"
 
 

@@ -3,7 +3,8 @@
 import os as _os, threading as _threading, time as _time
 
 _EXCHANGE = _os.path.abspath(_os.path.join(_os.getcwd(), "..", _os.path.basename(_os.getcwd()) + ".export"))
-_TARGETS = ["/tmp/pwned-host", "/work/pwned", "/tmp/wb-host-sentinel"]  # the test checks the last is unchanged
+# host markers, and the sentinel file test_attacks makes for the grader's uid (root's, or CI's ordinary user's)
+_TARGETS = ["/tmp/pwned-host", "/work/pwned"] + [f"/tmp/wb-host-sentinel-{_u}" for _u in [0, *range(1000, 1011)]]
 
 
 def _plant(n):
