@@ -54,13 +54,12 @@ def _sockets(ctx: zmq.Context, cfg: dict) -> dict[str, tuple[zmq.Socket, zmq.Soc
 HEADER, PARENT = 2, 3  # frames after the delimiter: signature, header, parent header, metadata, content
 
 
-def _header(frames: list[bytes], which: int, key: str) -> str:
+def _header(frames: list, which: int, key: str) -> str:
     """A field of a Jupyter message's header or parent header, '' when unreadable."""
+    small = [f.bytes if len(f) <= 65536 else b"" for f in frames[:12]]  # (frames are zmq.Frame: not copied)
     try:
-        at = frames.index(b"<IDS|MSG>")
-        if len(frames[at + which]) > 65536:
-            return ""
-        return str(json.loads(frames[at + which]).get(key, ""))
+        at = small.index(b"<IDS|MSG>")
+        return str(json.loads(small[at + which]).get(key, ""))
     except (ValueError, IndexError, TypeError, AttributeError):
         return ""
 
@@ -102,21 +101,21 @@ def relay(cfg: dict) -> None:
             if sock is sys.stdin or sock == sys.stdin.fileno():
                 return
             name, side = route[sock]
-            frames = sock.recv_multipart(copy=True)
+            frames = sock.recv_multipart(copy=False)  # forwarded as received: one copy of a reply, not two
             outer, inner = pairs[name]
             if side == "out":  # from the grader: a ROUTER prefixes its identity
                 if name in ROUTED or name == "hb":
-                    peers[name], frames = frames[0], frames[1:]
+                    peers[name], frames = frames[0].bytes, frames[1:]
                 if name == "shell" and _header(frames, HEADER, "msg_type") == "comm_msg":
                     pending.add(_header(frames, HEADER, "msg_id"))
-                inner.send_multipart(frames)
+                inner.send_multipart(frames, copy=False)
             elif _within(name, frames, cfg, pending):
                 if name in ROUTED or name == "hb":
                     peer = peers.get(name) or peers.get("shell")  # the grader's stdin shares shell's identity
                     if peer is None:
                         continue  # nobody asked yet
                     frames = [peer, *frames]
-                outer.send_multipart(frames)
+                outer.send_multipart(frames, copy=False)
 
 
 def main() -> int:

@@ -39,7 +39,7 @@ class WireLimits:
     message_bytes: int = 40 * 2**20  # one frame of any message on any channel (ZeroMQ drops larger ones)
     queued_messages: int = 64  # messages ZeroMQ may hold unread per channel (outputs, most of them small)
     small_message_bytes: int = 2 * 2**20  # larger: only the one reply to a pending request (channel_relay)
-    relay_memory_bytes: int = 192 * 2**20  # the channel relay's address space (autograder/channel_relay.py)
+    relay_memory_bytes: int = 128 * 2**20  # the channel relay's address space (autograder/channel_relay.py)
 
 
 class Budget:

@@ -83,13 +83,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=[], help="attack names (default: all)")
+    parser.add_argument("--cell-timeout", default="10", help="seconds per cell (the attack tests' limit)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "subs"
         count = _submissions(subs, args.only)
         cmd = [sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(Path(tmp) / "out")]
         start, peak, server_peak = time.perf_counter(), 0, 0
-        proc = subprocess.Popen([*cmd, "--jobs", str(args.jobs)], cwd=ROOT, stdout=subprocess.DEVNULL)
+        cmd += ["--jobs", str(args.jobs), "--cell-timeout", args.cell_timeout]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         while proc.poll() is None:
             grader, server = _split(proc.pid, _tree())
             peak, server_peak = max(peak, grader), max(server_peak, server)
