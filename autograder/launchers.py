@@ -210,6 +210,8 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
     class SandboxKernelManager(AsyncKernelManager):
         """Starts the kernel in the sandbox and connects over unix sockets in the job's folder."""
 
+        kernel_job, own_uid = job, how.own_uid  # where its processes are, for autograder.membudget
+
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.transport = "ipc"
