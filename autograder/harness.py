@@ -27,7 +27,7 @@ import torch
 
 from autograder import answers, forbidden
 from autograder import workbook as trusted_workbook
-from autograder.remote import KernelLink, RemoteError, RemoteObject, kernel_global
+from autograder.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
 
 _SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}
 _SEED_FN = "__wb_seed__"
@@ -146,6 +146,11 @@ def _message(exc: BaseException) -> str:
     return (text if ":" in text[:40] else f"{type(exc).__name__}: {text}")[:600]
 
 
+def _no_memory_budget(fn, budget: int) -> bool:
+    """Where the worker gave the link no way to measure the kernel's memory: the check cannot pass."""
+    raise RemoteError("the grader cannot measure the kernel's memory here, so this check cannot be judged")
+
+
 class Harness:
     """Runs one notebook's test cells in this process against one learner's kernel."""
 
@@ -201,6 +206,8 @@ class Harness:
         trusted_workbook.reset_parts()
         trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells, self.given))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
+        trusted_workbook.set_kernel_copier(functools.partial(hold, self.link))
+        trusted_workbook.set_memory_budget(self.link.memory_budget or _no_memory_budget)
         torch.manual_seed(derive_seed(self.secret, test, "torch"))
         np.random.seed(derive_seed(self.secret, test, "numpy"))
         random.seed(derive_seed(self.secret, test, "random"))
@@ -221,6 +228,8 @@ class Harness:
         finally:
             trusted_workbook.set_scanner(None)
             trusted_workbook.set_mutation_probe(None)
+            trusted_workbook.set_kernel_copier(None)
+            trusted_workbook.set_memory_budget(None)
             self._keep_definitions(definitions)
         if not trusted_workbook.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)", checks=checks)

@@ -289,6 +289,8 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
             relays.append(relay)
             return super().client(ip=relay.ip, **kwargs)
 
+        kernel_job, own_uid = job, how.own_uid  # where its processes are, for autograder.membudget
+
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.transport = "ipc"

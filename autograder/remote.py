@@ -69,6 +69,8 @@ class KernelLink:
         self.budget = wire.Budget(limits or wire.WireLimits())
         self.served = 0
         self._serving = False
+        # set by the worker (autograder.membudget): runs one call under a memory budget the OS measures
+        self.memory_budget: Any = None
 
     def start(self) -> None:
         """Define the servant in the kernel (after the learner's notebook has run).
@@ -506,6 +508,21 @@ def remote_isinstance(obj: Any, *kinds: str) -> bool:
     if isinstance(obj, RemoteObject):
         return bool(obj._r_ask("isinstance", kinds=list(kinds)))
     return isinstance(obj, tuple(getattr(torch.nn, k, None) or getattr(torch, k) for k in kinds))
+
+
+def hold(link: KernelLink, module: torch.nn.Module) -> RemoteObject:
+    """A copy of a check's PyTorch module kept in the learner's kernel, as a handle (op "hold").
+
+    The learner's code can then be given that very copy, and the check can change it there
+    afterwards (e.g. an oracle's weights, to see whether the learner's module shares them).
+    """
+    if not (isinstance(module, torch.nn.Module) and type(module).__module__.startswith("torch.")):
+        raise TypeError("only a PyTorch module of the check's own can be held in the kernel")
+    enc = Encoder(link.callbacks)
+    held = link.request({"op": "hold", "value": enc.encode(module)}, enc.arrays)
+    if type(held) is not RemoteObject:
+        raise RemoteError("the kernel did not keep the module it was sent")
+    return held
 
 
 def kernel_global(link: KernelLink, name: str) -> Any:

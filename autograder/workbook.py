@@ -286,18 +286,74 @@ def found_forbidden() -> list[str]:
     return list(_FORBIDDEN)
 
 
-def same_object(obj: Any, path_a: str, path_b: str) -> bool:
-    """Whether obj.<path_a> and obj.<path_b> are the very same object (e.g. tied weights)."""
-    if hasattr(type(obj), "_r_same"):  # under grading: the object lives in the learner's kernel
-        return obj._r_same(path_a, path_b)
+def count_parameters(module: Any) -> int:
+    """How many numbers `module` learns: its state dict's trainable tensors, a tensor shared by several names once.
 
-    def walk(path: str) -> Any:
-        value = obj
-        for part in path.split("."):
-            value = getattr(value, part)
-        return value
+    Judged from what the module does, not from what it says about itself: the sizes are those
+    of the tensors its state dict holds, and a shared tensor is found by loading distinct
+    random values under every name at once and reading them back (names that share one
+    tensor come back holding the same values). The module's own values are loaded back after.
+    """
+    state = dict(list(module.state_dict(keep_vars=True).items()))
+    names = [name for name, value in state.items() if getattr(value, "requires_grad", False)]
+    shapes = [tuple(state[name].shape) for name in names]
+    probed = [n for n, shape in zip(names, shapes, strict=True) if shapes.count(shape) > 1]
+    shared: set[str] = set()
+    if probed:
+        gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
+        probe = {n: torch.randn(state[n].shape, generator=gen, dtype=torch.float64).to(state[n].dtype) for n in probed}
+        original = {n: state[n].detach().clone() for n in probed}
+        module.load_state_dict(probe, strict=False)
+        back = {name: value.detach().clone() for name, value in list(module.state_dict().items())}
+        module.load_state_dict(original, strict=False)
+        for i, name in enumerate(probed):
+            if any(torch.equal(back[name], back[other]) for other in probed[:i]):
+                shared.add(name)  # holds what another name holds: the same tensor, counted there
+    return sum(int(np.prod(shape)) for name, shape in zip(names, shapes, strict=True) if name not in shared)
 
-    return walk(path_a) is walk(path_b)
+
+_KERNEL_COPY: Callable[[Any], Any] | None = None
+
+
+def set_kernel_copier(copier: Callable[[Any], Any] | None) -> None:
+    """Grader only: how kernel_copy puts a module of the check's into the learner's kernel (None in a kernel)."""
+    global _KERNEL_COPY
+    _KERNEL_COPY = copier
+
+
+def kernel_copy(module: Any) -> Any:
+    """A copy of a check's module for the learner's code to use, that the check may change afterwards.
+
+    Under grading the copy lives in the learner's kernel (the check holds a handle to it there),
+    so that what the learner's code kept of it (its Parameters, their storage) is what the
+    check changes; in a notebook it is a deep copy.
+    """
+    if _KERNEL_COPY is not None:
+        return _KERNEL_COPY(module)
+    import copy
+
+    return copy.deepcopy(module)
+
+
+_MEMORY_BUDGET: Callable[[Callable[[], Any], int], bool] | None = None
+
+
+def set_memory_budget(budget: Callable[[Callable[[], Any], int], bool] | None) -> None:
+    """Grader only: how fits_in_memory measures a call of the learner's code (None in a kernel)."""
+    global _MEMORY_BUDGET
+    _MEMORY_BUDGET = budget
+
+
+def fits_in_memory(fn: Callable[[], Any], budget: int, here: Callable[[Callable[[], Any]], int]) -> bool:
+    """Whether `fn()`, a call of the learner's code, holds at most `budget` bytes at once beyond what it starts with.
+
+    Under grading the operating system measures it on the learner's kernel, outside it
+    (autograder.membudget: the kernel's memory cgroup, or its address-space limit); in a
+    notebook `here(fn)` measures it (the peak bytes of the tensors fn creates).
+    """
+    if _MEMORY_BUDGET is not None:
+        return _MEMORY_BUDGET(fn, budget)
+    return here(fn) <= budget
 
 
 def _truthy(value: Any) -> bool:

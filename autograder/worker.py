@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers, launchers, paths, sandbox, scoring
+from autograder import answers, launchers, membudget, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import make_inert, strip_hidden
@@ -96,6 +96,7 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdic
 
     def run(client, deadline: float) -> None:
         link = KernelLink(client, job.limits.cell_seconds, deadline)
+        link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
         verdicts.update(Harness(source, answer_sources, link, job.secret).run())

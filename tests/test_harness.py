@@ -13,7 +13,7 @@ import pytest
 from conftest import NAMES
 from support import make_submission
 
-from autograder import answers, forbidden, paths
+from autograder import answers, forbidden, membudget, paths
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import (
@@ -147,6 +147,7 @@ def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]
 
     def run_variants(client, deadline):
         link = KernelLink(client, 120, deadline + 600)
+        link.memory_budget = membudget.for_kernel(client.km)  # as the worker gives it (the unsafe mode's own kernel)
         link.start()
         secret = secrets.token_bytes(32)
         outcomes["baseline"] = Harness(source, sources, link, secret).run()

@@ -1,5 +1,5 @@
 """Builds the full score matrix and softmaxes it: right values, but O(L·S) memory."""
-# expect: held too much memory
+# expect: held more than 128 MiB
 # %% answer tiled_attention
 def tiled_attention(q, k, v, block_size, causal=False):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
