@@ -168,6 +168,27 @@ def test_no_hidden_line_reaches_a_learner(attacked):
         assert not any(s.startswith(("__wb_serve(", '"""Kernel side of the trusted harness')) for s in sources), path
 
 
+INERT_MIMES = {"text/plain", "image/png", "image/jpeg"}
+
+
+def test_the_course_folder_holds_no_live_learner_markup(attacked):
+    """What nbgrader keeps (and formgrader renders) was made inert before nbgrader saw it.
+
+    Between nbgrader's first pass and the feedback step, a failure (a locked gradebook while
+    formgrader is open) used to leave the raw executed notebook there: HTML, SVG, scripts.
+    """
+    _, out = attacked
+    kept = list((out / ".course").glob("submitted/*/*/*.ipynb")) + list(
+        (out / ".course").glob("autograded/*/*/*.ipynb")
+    )
+    kept += list((out / ".state").glob("*/*.ipynb"))
+    assert len(kept) > len(ATTACKS)
+    for path in kept:
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                assert set(output.get("data", {})) <= INERT_MIMES, (path, set(output.get("data", {})))
+
+
 def test_results_stay_small(attacked):
     _, out = attacked
     assert (out / "results.json").stat().st_size < 2 * 2**20
