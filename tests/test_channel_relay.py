@@ -90,13 +90,13 @@ def test_a_message_of_many_frames_never_reaches_the_grader(wired):
 
 
 @pytest.mark.slow
-def test_a_bomb_over_the_relays_memory_cap_is_dropped_and_the_channel_recovers(wired):
+def test_a_bomb_over_the_relays_memory_cap_never_reaches_the_grader(wired):
     """400 MB in one message, under a 128 MiB address-space cap: libzmq refuses the allocation and drops
-    that connection (or the relay dies); the grader never receives it, and later messages flow again."""
+    that connection (or the relay dies); the grader never receives it, and the relay never held it."""
     kernel, grader, relay = wired
     frame = b"x" * (2**20 - 64)
     kernel["iopub"].send_multipart(_message("stream", "bomb", "", *([frame] * 400)), copy=False)
-    got, deadline = None, time.monotonic() + 20
+    got, deadline = None, time.monotonic() + 6
     while got is None and time.monotonic() < deadline and relay.proc.poll() is None:
         kernel["iopub"].send_multipart(_message("stream", "after", ""))
         got = _recv(grader["iopub"], timeout=0.2)

@@ -1,4 +1,4 @@
-"""One iopub message of many frames, each under the frame limit, 1.2 GB in all (the same 40 MB buffer sent 30 times)."""
+"""One iopub message of many frames, each under the frame limit, 1.2 GB in all (the same 39 MiB buffer sent 30 times)."""
 # %% answer sdpa
 _kernel = get_ipython().kernel
 _frame = memoryview(b"x" * (39 * 2**20))
@@ -6,7 +6,7 @@ _frame = memoryview(b"x" * (39 * 2**20))
 
 def _flood():
     parent = _kernel.get_parent("shell")
-    for _ in range(3):
+    for _ in range(1):
         _kernel.session.send(_kernel.iopub_socket, "stream", {"name": "stdout", "text": "."}, parent,
                              buffers=[_frame] * 30)
 

@@ -32,7 +32,7 @@ def _keep_swapping():
     while True:
         for n in range(1, 60):
             _plant(n)
-        _time.sleep(0.001)
+        _time.sleep(0.01)
 
 
 for _n in range(1, 60):
