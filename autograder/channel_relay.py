@@ -90,6 +90,7 @@ def relay(cfg: dict) -> None:
     ctx.setsockopt(zmq.SNDHWM, cfg["queued"])
     pairs = _sockets(ctx, cfg)
     poller, route, peers, pending = zmq.Poller(), {}, {}, set()
+    asking = 0  # the kernel's calls back on stdin that the grader has not answered yet
     for name, (outer, inner) in pairs.items():
         poller.register(outer, zmq.POLLIN)
         poller.register(inner, zmq.POLLIN)
@@ -108,13 +109,17 @@ def relay(cfg: dict) -> None:
                     peers[name], frames = frames[0].bytes, frames[1:]
                 if name == "shell" and _header(frames, HEADER, "msg_type") == "comm_msg":
                     pending.add(_header(frames, HEADER, "msg_id"))
+                asking -= name == "stdin" and asking > 0
                 inner.send_multipart(frames, copy=False)
+            elif name == "stdin" and asking:
+                continue  # a call back waits for its answer: anything more on stdin would wait unread
             elif _within(name, frames, cfg, pending):
                 if name in ROUTED or name == "hb":
                     peer = peers.get(name) or peers.get("shell")  # the grader's stdin shares shell's identity
                     if peer is None:
                         continue  # nobody asked yet
                     frames = [peer, *frames]
+                asking += name == "stdin"
                 outer.send_multipart(frames, copy=False)
 
 

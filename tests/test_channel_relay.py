@@ -78,6 +78,21 @@ def test_an_input_request_reaches_the_grader_by_its_shell_identity(wired):
     assert _recv(kernel["stdin"])[0] == ident
 
 
+def test_one_call_back_at_a_time_waits_on_stdin(wired):
+    """A kernel asks once and waits; more input requests before the answer would wait unread in the grader."""
+    kernel, grader, _ = wired
+    grader["shell"].send_multipart(_message("comm_msg", "req-1"))
+    ident, *_ = _recv(kernel["shell"])
+    for n in range(20):
+        kernel["stdin"].send_multipart([ident, *_message("input_request", f"cb{n}", "req-1", b"x" * 2**15)])
+    assert json.loads(_recv(grader["stdin"])[2])["msg_id"] == "cb0"
+    assert _recv(grader["stdin"], timeout=0.5) is None  # the 19 others were dropped
+    grader["stdin"].send_multipart(_message("input_reply", "r0", "cb0"))
+    _recv(kernel["stdin"])
+    kernel["stdin"].send_multipart([ident, *_message("input_request", "next", "req-1")])
+    assert json.loads(_recv(grader["stdin"])[2])["msg_id"] == "next"
+
+
 @pytest.mark.slow
 def test_a_message_of_many_frames_never_reaches_the_grader(wired):
     """One message of many frames, each under ZeroMQ's frame limit: the relay drops it or dies, alone."""
