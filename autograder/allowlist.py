@@ -151,7 +151,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "matplotlib.pyplot": _names("plot imshow figure subplots show title xlabel ylabel legend colorbar close hist"),
     "__future__": _names("annotations"),
     "workbook": _names(
-        "GRADING Check heatmap pick_device scaled seed_everything self_check same_object calls_to to_numpy"
+        "GRADING Check heatmap pick_device scaled seed_everything self_check count_parameters calls_to to_numpy"
     ),
 }
 """Per module: the names every answer cell may use (a rule takes its own names out)."""
@@ -249,6 +249,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 from collections import defaultdict
 from tqdm.auto import tqdm
-from workbook import GRADING, Check, calls_to, heatmap, pick_device, same_object, scaled, seed_everything
+from workbook import GRADING, Check, calls_to, count_parameters, heatmap, pick_device, scaled, seed_everything
 """
 """What the notebooks' own cells bind for the answers, assumed whatever the notebook's cells say."""

@@ -67,7 +67,6 @@ class KernelLink:
         self.count, self.dead, self.mutations = 0, "", 0
         self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
         self.budget = wire.Budget(limits or wire.WireLimits())
-        self.served = 0
         self._serving = False
         # set by the worker (autograder.membudget): runs one call under a memory budget the OS measures
         self.memory_budget: Any = None
@@ -175,10 +174,6 @@ class KernelLink:
             if time.monotonic() >= end:
                 self._check_alive(end, limit)
 
-    def callbacks_thread_busy(self) -> bool:
-        """Whether a call back from the learner's code is being answered (no re-entry from there)."""
-        return self._serving
-
     def _answer_callback(self, msg: dict) -> None:
         """Answer one call of the learner's code to a check's own object (an input_request on stdin)."""
         content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
@@ -199,7 +194,6 @@ class KernelLink:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
         finally:
             self._serving = False
-        self.served += 1
         self.client.kc.input(json.dumps(reply))
 
     def _callback_value(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
@@ -460,10 +454,6 @@ class RemoteObject:
     @property
     def __class__(self):  # isinstance(proxy, nn.Linear) asks the learner's object's nearest PyTorch class
         return self._r_class or RemoteObject
-
-    def _r_same(self, path_a: str, path_b: str) -> bool:
-        """Whether two attribute paths of this object are the very same object in the kernel."""
-        return bool(self._r_ask("same", paths=[path_a, path_b]))
 
     def _r_ask(self, op: str, **fields) -> Any:
         enc = Encoder(self._r_link.callbacks)

@@ -235,11 +235,6 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             return {k: to_device(x, device) for k, x in value.items()}
         return value
 
-    def decode_path(obj, path):
-        for part in path.split("."):
-            obj = getattr(obj, part)
-        return obj
-
     def run(op, req, arrays):
         target = handles[req["target"]] if "target" in req else None
         if op == "global":
@@ -287,9 +282,6 @@ def __wb_make_server():  # noqa: C901 - one closure keeps the kernel's namespace
             return len(target)
         if op == "hold":  # a module of the check's, sent whole, kept here: the reply is a handle to it
             return decode(req["value"], arrays)
-        if op == "same":
-            a, b = (decode_path(target, p) for p in decode(req["paths"], arrays))
-            return a is b
         if op == "isinstance":
             kinds = [getattr(torch.nn, n) if hasattr(torch.nn, n) else getattr(torch, n) for n in req["kinds"]]
             return isinstance(target, tuple(kinds))
