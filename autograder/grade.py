@@ -37,7 +37,7 @@ from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, clean_text, write_json_atomic
 
 if TYPE_CHECKING:
-    from autograder.worker import Job
+    from autograder.job import Job
 
 # autograder.worker (torch) and autograder.gradebook (nbgrader) are imported where used: a run
 # starts its fork server first, and the server imports torch while the grader imports these.
@@ -58,6 +58,9 @@ class Options:
     mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
     shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
+    # jobs in this process, not in spawned workers: only for tests that patch the worker's
+    # functions (an out-of-memory job would then end the run, and torch is imported here)
+    in_process: bool = False
 
     @property
     def work_dir(self) -> Path:
@@ -113,7 +116,7 @@ def _max_points(name: str) -> float:
 
 def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -> list[Job]:
     from autograder import gradebook
-    from autograder.worker import Job
+    from autograder.job import Job
 
     todo = []
     for item in items:
@@ -167,12 +170,22 @@ def _error_row(job: Job, reason: str) -> NotebookResult:
 WORKER_DIED = "grader error: the grader's worker process for this notebook died (out of memory or killed)"
 
 
+def _workers_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a server that has imported torch and the worker, and done nothing else.
+
+    Not forked from this process (its threads, tqdm's and ZeroMQ's, may hold locks) and not
+    spawned: forked workers share the server's pages of torch (about 150 MB each, counted
+    once), and the server has run no torch op, so no thread pool is forked mid-use.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["torch", "autograder.worker"])
+    return context
+
+
 def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> list[tuple[int, Job]]:
-    """Run jobs in a pool of spawned workers; the jobs whose worker died (the pool broke) are returned."""
-    # spawned, not forked: the checks run torch in the worker, and a fork of a process whose
-    # thread pools have started can deadlock in its first parallel op
-    spawn, broken = multiprocessing.get_context("spawn"), []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=_init_worker) as pool:
+    """Run jobs in a pool of workers; the jobs whose worker died (the pool broke) are returned."""
+    broken: list[tuple[int, Job]] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_workers_context(), initializer=_init_worker) as pool:
         futures = {pool.submit(_run_one, job, i, uid_base): (i, job) for i, job in jobs}
         for future in as_completed(futures):
             try:
@@ -189,7 +202,7 @@ def _parallel(opts: Options, todo: list[Job], uid_base: int, done) -> None:
 
     A job whose own worker dies again gets an error row: it alone is lost, never the run.
     """
-    broken = _in_pool(opts.jobs, list(enumerate(todo)), uid_base, done)
+    broken = _in_pool(min(opts.jobs, len(todo)), list(enumerate(todo)), uid_base, done)
     for slot, job in sorted(broken, key=lambda entry: entry[0]):
         if _in_pool(1, [(slot, job)], uid_base, done):
             done(_error_row(job, WORKER_DIED), None)
@@ -267,10 +280,10 @@ def run_jobs(
         launch = ready()
         for job in todo:
             job.launch = launch
-        if opts.jobs <= 1 or len(todo) <= 1:  # one job: no worker to spawn and import torch again
+        if opts.in_process:
             for i, job in enumerate(todo):
                 done(*_run_one(job, i, uid_base))
-        else:
+        else:  # even one job: the grader's own process never imports torch, and a dying worker is one row
             _parallel(opts, todo, uid_base, done)
     bar.close()
 

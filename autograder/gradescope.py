@@ -50,8 +50,8 @@ def build_zip(out: Path) -> Path:
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
             zf.writestr(info, text)
-        for path in sorted(paths.ROOT.glob("autograder/*.py")):
-            zf.write(path, f"source/autograder/{path.name}")
+        for path in sorted(paths.ROOT.glob("autograder/**/*.py")):
+            zf.write(path, f"source/{path.relative_to(paths.ROOT)}")
         for path in sorted(paths.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
             zf.write(path, f"source/solutions/{path.name}")
         for name in ("requirements.txt", "pyproject.toml"):

@@ -20,7 +20,6 @@ import io
 import random
 import sys
 import types
-from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -28,20 +27,10 @@ import torch
 from autograder import answers, forbidden
 from autograder import workbook as trusted_workbook
 from autograder.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
+from autograder.results import TrustedVerdict
 
 _SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}
 _SEED_FN = "__wb_seed__"
-
-
-@dataclass
-class TrustedVerdict:
-    """One test cell judged in the grader's process."""
-
-    passed: bool
-    message: str = ""
-    flags: list[str] = field(default_factory=list)
-    checks: dict[str, int] = field(default_factory=dict)  # checks made by the visible and by the hidden part
-    failed_in: str = ""  # "visible" | "hidden": the part whose check (or code) failed
 
 
 def derive_seed(secret: bytes, test: str, value: object) -> int:

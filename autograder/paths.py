@@ -22,5 +22,5 @@ def source_notebook(name: str, solutions: Path = SOLUTIONS) -> Path:
     return solutions / f"{name}.ipynb"
 
 
-SERVANT = Path(__file__).resolve().parent / "servant.py"
+SHIPPED = Path(__file__).resolve().parent / "shipped"  # runs in other processes; imports nothing of ours
 CHANNEL_RELAY = Path(__file__).resolve().parent / "channel_relay.py"

@@ -27,11 +27,8 @@ import zmq.asyncio
 from jupyter_core.utils import run_sync
 
 from autograder import paths, wire
+from autograder.shipped import codec
 
-_DTYPES = {
-    "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool",
-    "complex64", "complex128",
-}  # fmt: skip
 _EXCEPTIONS = {n: getattr(builtins, n) for n in dir(builtins) if isinstance(getattr(builtins, n), type)}
 
 
@@ -78,7 +75,7 @@ class KernelLink:
         against a scratch notebook, so that none of them lands in the learner's graded one.
         """
         self.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
-        self._execute(paths.SERVANT.read_text())
+        self._execute(servant_cell())
         self.comm_id = uuid.uuid4().hex
         self._send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
 
@@ -258,120 +255,94 @@ def offered(target: Any, name: str) -> bool:
     return isinstance(value, (bool, int, float, str, torch.Size, torch.dtype, torch.device))
 
 
-class Encoder:
-    """Values of a check -> JSON + arrays for the kernel (copies: the check keeps its own)."""
+class Encoder(codec.Encoder):
+    """Values of a check -> the format, for the kernel (copies: the check keeps its own)."""
 
     def __init__(self, callbacks: dict[int, Any] | None = None) -> None:
-        self.arrays: dict[str, np.ndarray] = {}
+        super().__init__()
         self.callbacks = callbacks
 
-    def _array(self, array: np.ndarray) -> str:
-        key = f"a{len(self.arrays)}"
-        self.arrays[key] = np.array(array, copy=True, order="C")  # keeps 0-d arrays 0-d
-        return key
-
-    def encode(self, value: Any) -> Any:
-        if value is None or isinstance(value, (bool, int, str)):
-            return value
-        if isinstance(value, float):
-            return {"t": "float", "v": repr(value)}
+    def special(self, value: object) -> dict | None:
         if isinstance(value, RemoteObject):
-            return {"t": "ref", "id": value._r_id}
-        if isinstance(value, torch.Tensor):
-            dtype = str(value.dtype).replace("torch.", "")
-            data = value.detach().cpu()
-            data = data.float() if dtype in ("bfloat16", "float16") else data
-            return {"t": "tensor", "a": self._array(data.numpy()), "dtype": dtype, "grad": value.requires_grad}
-        if isinstance(value, np.ndarray):
-            return {"t": "ndarray", "a": self._array(value)}
-        if isinstance(value, np.generic):
-            return self.encode(value.item())
-        if isinstance(value, torch.Size):
-            return {"t": "size", "v": list(value)}
-        if isinstance(value, torch.dtype):
-            return {"t": "dtype", "v": str(value).replace("torch.", "")}
-        if isinstance(value, torch.device):
-            return {"t": "device", "v": str(value)}
-        if isinstance(value, torch.Generator):  # a copy: the learner's draws never move the check's own
-            return {"t": "generator", "a": self._array(value.get_state().numpy())}
-        if isinstance(value, slice):
-            return {"t": "slice", "v": [value.start, value.stop, value.step]}
-        if isinstance(value, (tuple, list)):
-            return {"t": type(value).__name__ if type(value) in (tuple, list) else "list",
-                    "v": [self.encode(x) for x in value]}  # fmt: skip
+            return {codec.TAG: codec.REF, codec.IDENT: value._r_id}
+        return None
+
+    def other(self, value: object) -> object:
+        if isinstance(value, (tuple, list)):  # a named tuple or a list of the check's: its items
+            return self.encode(list(value))
         if isinstance(value, dict):
-            return {"t": "dict", "k": list(value), "v": [self.encode(v) for v in value.values()]}
+            return self.encode(dict(value))
         if isinstance(value, torch.nn.Module) and type(value).__module__.startswith("torch."):
             buffer = io.BytesIO()
             torch.save(value, buffer)
-            return {"t": "object", "a": self._array(np.frombuffer(buffer.getvalue(), dtype=np.uint8))}
+            return {codec.TAG: codec.OBJECT, codec.ARRAY: self.array(np.frombuffer(buffer.getvalue(), dtype=np.uint8))}
         if self.callbacks is not None and (callable(value) or type(value).__module__ == "__main__"):
             ident = next((k for k, v in self.callbacks.items() if v is value), len(self.callbacks) + 1)
             self.callbacks[ident] = value  # stays here: the learner's code calls it back
-            return {"t": "callback", "id": ident, "module": isinstance(value, torch.nn.Module)}
+            return {codec.TAG: codec.CALLBACK, codec.IDENT: ident, codec.IS_MODULE: isinstance(value, torch.nn.Module)}
         raise TypeError(f"the grader cannot pass a {type(value).__name__} to the learner's code")
 
 
-class Decoder:
-    """A kernel's reply -> local values; anything unexpected is refused."""
+class Decoder(codec.Decoder):
+    """A kernel's reply -> local values; anything unexpected is refused (RemoteError)."""
 
     def __init__(self, link: KernelLink, arrays: dict[str, np.ndarray], inside_callback: bool = False) -> None:
-        self.link, self.arrays, self.inside_callback = link, arrays, inside_callback
+        super().__init__(arrays)
+        self.link, self.inside_callback = link, inside_callback
 
-    def _array(self, key: Any) -> np.ndarray:
-        array = self.arrays.get(key) if isinstance(key, str) else None
-        if array is None or array.dtype == object:
-            raise RemoteError("the kernel's reply names an array it did not send")
-        return array
+    def decode(self, node: Any, depth: int = 0) -> Any:
+        if depth:
+            return super().decode(node, depth)
+        try:
+            return super().decode(node)
+        except (codec.FormatError, ValueError, TypeError, OverflowError, RuntimeError) as exc:
+            raise RemoteError(f"the kernel's reply is malformed: {str(exc)[:200]}") from None
 
-    def decode(self, node: Any, depth: int = 0) -> Any:  # noqa: C901 - one branch per tag
-        if depth > 30:
-            raise RemoteError("the kernel's reply is nested too deeply")
-        if node is None or isinstance(node, (bool, int, str)):
-            return node
-        if not isinstance(node, dict):
-            raise RemoteError("the kernel's reply holds an unexpected value")
-        tag = node.get("t")
-        if tag == "float":
-            return float(str(node.get("v")))
-        if tag == "tensor":
-            dtype = node.get("dtype")
-            if dtype not in _DTYPES:
-                raise RemoteError(f"the kernel's reply has an unknown dtype {dtype!r}")
-            tensor = torch.from_numpy(self._array(node.get("a")).copy()).to(getattr(torch, dtype))
-            if node.get("device") == "cuda" and torch.cuda.is_available():
-                tensor = tensor.to("cuda")  # as the learner's code returned it, where the grader has a GPU too
-            if node.get("grad") is True:  # as in the kernel: requires grad, and has a history if it had one
-                tensor = tensor.requires_grad_(True).clone() if node.get("fn") else tensor.requires_grad_(True)
-            if "g" in node and tensor.is_leaf:  # a learner parameter's gradient, after a backward in the kernel
-                grad = torch.from_numpy(self._array(node.get("g")).copy()).to(getattr(torch, dtype))
-                if grad.shape == tensor.shape:
-                    tensor.grad = grad.to(tensor.device)
-            tensor._wb_grad = node.get("grad") is True  # the kernel's output is part of a graph
-            return tensor
-        if tag == "ndarray":
-            return self._array(node.get("a")).copy()
-        if tag in ("tuple", "list") and isinstance(node.get("v"), list):
-            items = [self.decode(x, depth + 1) for x in node["v"]]
-            return tuple(items) if tag == "tuple" else items
-        if tag == "dict" and isinstance(node.get("k"), list) and isinstance(node.get("v"), list):
-            keys = node["k"]
-            if not all(isinstance(k, (str, int)) for k in keys) or len(keys) != len(node["v"]):
-                raise RemoteError("the kernel's reply holds a malformed dict")
-            return {k: self.decode(v, depth + 1) for k, v in zip(keys, node["v"], strict=True)}
-        if tag == "size" and isinstance(node.get("v"), list):
-            return torch.Size([int(x) for x in node["v"]])
-        if tag == "dtype" and node.get("v") in _DTYPES:
-            return getattr(torch, node["v"])
-        if tag == "device" and isinstance(node.get("v"), str):
-            return torch.device(node["v"].split(":")[0] if node["v"].split(":")[0] in ("cpu", "cuda", "mps") else "cpu")
-        if tag == "callback" and node.get("id") in self.link.callbacks:
-            return self.link.callbacks[node["id"]]
-        if tag == "ref" and isinstance(node.get("id"), int):
-            kind = str(node.get("type", "object"))[:80]
-            cls = _torch_class(node.get("torch_class"))
-            return RemoteObject(self.link, node["id"], kind, bool(node.get("module")), bool(node.get("call")), cls)
-        raise RemoteError(f"the kernel's reply has an unknown tag {str(tag)[:40]!r}")
+    def attach(self, tensor: torch.Tensor, node: dict, grad: torch.Tensor | None) -> torch.Tensor:
+        if node.get(codec.ON_DEVICE) == "cuda" and torch.cuda.is_available():
+            tensor = tensor.to("cuda")  # as the learner's code returned it, where the grader has a GPU too
+        if node.get(codec.REQUIRES_GRAD) is True:  # as in the kernel: requires grad, and a history if it had one
+            tensor = tensor.requires_grad_(True).clone() if node.get(codec.HAS_HISTORY) else tensor.requires_grad_(True)
+        if grad is not None and tensor.is_leaf:  # a learner parameter's gradient, after a backward in the kernel
+            tensor.grad = grad.to(tensor.device)
+        tensor._wb_grad = node.get(codec.REQUIRES_GRAD) is True  # the kernel's output is part of a graph
+        return tensor
+
+    def special(self, tag: str, node: dict) -> object:
+        ident = node.get(codec.IDENT)
+        if tag == codec.CALLBACK and type(ident) is int and ident in self.link.callbacks:
+            return self.link.callbacks[ident]
+        if tag == codec.REF and type(ident) is int:
+            kind = str(node.get(codec.TYPE_NAME, "object"))[:80]
+            cls = _torch_class(node.get(codec.TORCH_CLASS))
+            module, call = bool(node.get(codec.IS_MODULE)), bool(node.get(codec.IS_CALLABLE))
+            return RemoteObject(self.link, ident, kind, module, call, cls)
+        raise codec.FormatError(f"the kernel's reply has an unknown or malformed {tag}")
+
+
+SHIPPED = ("codec", "servant")  # autograder/shipped/, in the order they are defined in the kernel
+
+_BOOT = """\
+def __wb_boot(files):
+    import sys, types
+    package = types.ModuleType("_wb_shipped")
+    package.__path__ = []
+    sys.modules[package.__name__] = package
+    for name, source in files.items():
+        module = types.ModuleType(f"_wb_shipped.{name}")
+        module.__package__ = package.__name__
+        sys.modules[module.__name__] = module
+        setattr(package, name, module)
+        exec(compile(source, f"<workbook {name}>", "exec"), module.__dict__)
+    package.servant.open_channel(get_ipython().kernel, globals())
+__wb_boot(%r)
+del __wb_boot
+"""
+
+
+def servant_cell() -> str:
+    """The code that defines the servant in the kernel: the shipped modules, as a private package."""
+    return _BOOT % {name: (paths.SHIPPED / f"{name}.py").read_text() for name in SHIPPED}
 
 
 def _torch_class(name: Any) -> type | None:

@@ -134,3 +134,14 @@ def write_json_atomic(path: Path, data: object) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+@dataclass
+class TrustedVerdict:
+    """One test cell judged in the grader's process."""
+
+    passed: bool
+    message: str = ""
+    flags: list[str] = field(default_factory=list)
+    checks: dict[str, int] = field(default_factory=dict)  # checks made by the visible and by the hidden part
+    failed_in: str = ""  # "visible" | "hidden": the part whose check (or code) failed

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from autograder import answers
 from autograder.feedback import strip_hidden
-from autograder.harness import TrustedVerdict
-from autograder.results import NEEDS_MANUAL, NotebookResult, TestResult
+from autograder.results import NEEDS_MANUAL, NotebookResult, TestResult, TrustedVerdict
 
 WRITTEN = "a written answer: a person grades it (nbgrader formgrader, or python -m autograder mark)"
 

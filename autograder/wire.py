@@ -4,27 +4,22 @@ Requests and replies travel in-band, as Jupyter comm messages whose arrays are b
 buffers (the grader's calls) and as stdin exchanges whose arrays are base64 text (the
 learner's calls back to a check's own objects). Nothing is compressed and nothing is
 pickled: an array is a dtype from an allow-list, a shape and exactly that many bytes, so
-its size is known before anything is allocated for it. Every limit is checked here, on
-the grader's side, before a reply is decoded; the kernel's side of the format is in
-servant.py (which may import nothing of the grader's).
+its size is known before anything is allocated for it. The format is defined once, for
+both sides, in shipped/codec.py; the limits are here, checked on the grader's side before
+a reply is decoded.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-DTYPES = frozenset(
-    {"float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"}
-)
+from autograder.shipped import codec
 
-
-class WireError(ValueError):
-    """A message from the kernel breaks the format or a limit (the learner's code sent it)."""
+DTYPES = codec.ARRAY_DTYPES
+WireError = codec.FormatError  # a message from the kernel breaks the format or a limit (the learner's code sent it)
+pack, pack_text = codec.pack, codec.pack_text
 
 
 @dataclass(frozen=True)
@@ -37,8 +32,8 @@ class WireLimits:
     ndim: int = 8
     callback_bytes: int = 8 * 2**20  # one call back into a check's own object (its text, base64 included)
     message_bytes: int = 40 * 2**20  # one frame of any message on any channel (ZeroMQ drops larger ones)
-    queued_messages: int = 64  # messages ZeroMQ may hold unread per channel (outputs, most of them small)
-    small_message_bytes: int = 2 * 2**20  # larger: only the one reply to a pending request (channel_relay)
+    queued_messages: int = 16  # messages ZeroMQ may hold unread per channel and side (outputs: small)
+    small_message_bytes: int = 2**20  # larger: only the one reply to a pending request (channel_relay)
     relay_memory_bytes: int = 128 * 2**20  # the channel relay's address space (autograder/channel_relay.py)
 
 
@@ -56,63 +51,16 @@ class Budget:
         self.left -= n
 
 
-def pack(arrays: dict[str, np.ndarray]) -> tuple[dict, list[bytes]]:
-    """Arrays -> a JSON description and their buffers (the grader's side and the kernel's agree on this)."""
-    meta, buffers = {}, []
-    for key, array in arrays.items():
-        array = np.asarray(array, order="C")  # (keeps a 0-d array 0-d)
-        meta[key] = [len(buffers), str(array.dtype), list(array.shape)]
-        buffers.append(array.tobytes())
-    return meta, buffers
-
-
-def _shape(dtype: object, shape: object, limits: WireLimits) -> tuple[np.dtype, tuple[int, ...], int]:
-    """A checked dtype, shape and byte count for one array description."""
-    if not isinstance(dtype, str) or dtype not in DTYPES:
-        raise WireError(f"an array has a dtype that is not allowed ({str(dtype)[:40]!r})")
-    if not isinstance(shape, list) or len(shape) > limits.ndim:
-        raise WireError("an array has a malformed shape")
-    if not all(type(d) is int and 0 <= d <= limits.reply_bytes for d in shape):
-        raise WireError("an array has a malformed shape")
-    kind = np.dtype(dtype)
-    return kind, tuple(shape), math.prod(shape) * kind.itemsize
-
-
 def unpack(meta: object, buffers: list, budget: Budget) -> dict[str, np.ndarray]:
     """A reply's arrays, each checked against its description and the job's budget, then copied."""
-    if not isinstance(meta, dict) or len(meta) > budget.limits.arrays:
-        raise WireError("a reply's arrays are malformed or too many")
     if len(buffers) > budget.limits.arrays:
         raise WireError("a reply carries too many buffers")
     budget.spend(sum(len(memoryview(b)) for b in buffers))
-    arrays = {}
-    for key, entry in meta.items():
-        if not isinstance(entry, list) or len(entry) != 3 or type(entry[0]) is not int:
-            raise WireError("a reply's array description is malformed")
-        kind, shape, size = _shape(entry[1], entry[2], budget.limits)
-        if not 0 <= entry[0] < len(buffers) or len(memoryview(buffers[entry[0]])) != size:
-            raise WireError("a reply's array does not match its buffer")
-        arrays[str(key)] = np.frombuffer(buffers[entry[0]], dtype=kind).reshape(shape).copy()
-    return arrays
-
-
-def pack_text(arrays: dict[str, np.ndarray]) -> dict:
-    """Arrays as JSON-safe text (base64), for the stdin exchange that carries no binary buffers."""
-    meta, buffers = pack(arrays)
-    return {key: [dtype, shape, base64.b64encode(buffers[i]).decode()] for key, (i, dtype, shape) in meta.items()}
+    limits = budget.limits
+    return codec.unpack(meta, buffers, limits.arrays, limits.ndim, limits.reply_bytes)
 
 
 def unpack_text(meta: object, budget: Budget) -> dict[str, np.ndarray]:
     """Arrays sent as text (a callback's inputs), with the same checks as binary ones."""
-    if not isinstance(meta, dict) or len(meta) > budget.limits.arrays:
-        raise WireError("a callback's arrays are malformed or too many")
-    described, buffers = {}, []
-    for key, entry in meta.items():
-        if not isinstance(entry, list) or len(entry) != 3 or not isinstance(entry[2], str):
-            raise WireError("a callback's array description is malformed")
-        try:
-            buffers.append(base64.b64decode(entry[2], validate=True))
-        except (binascii.Error, ValueError):
-            raise WireError("a callback's array is not base64") from None
-        described[key] = [len(buffers) - 1, entry[0], entry[1]]
+    described, buffers = codec.text_buffers(meta, budget.limits.arrays)
     return unpack(described, buffers, budget)

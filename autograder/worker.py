@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -14,30 +13,12 @@ from autograder import answers, launchers, membudget, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
 from autograder.execute import execute
 from autograder.feedback import make_inert, strip_hidden
-from autograder.harness import Harness, TrustedVerdict, helpers_of_tests
-from autograder.launchers import Launch
-from autograder.limits import Limits
+from autograder.harness import Harness, helpers_of_tests
+from autograder.job import Job
 from autograder.rebuild import rebuild
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
-from autograder.results import NotebookResult
-
-
-@dataclass
-class Job:
-    """Everything a worker needs to grade one notebook of one learner."""
-
-    student_id: str
-    notebook: str
-    submitted: dict  # the learner's notebook as JSON
-    content_hash: str
-    source_path: Path
-    release_path: Path
-    secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
-    work_root: Path
-    limits: Limits
-    launch: Launch = Launch("unsafe")  # the sandbox mode its kernel starts in (autograder.launchers)
-
+from autograder.results import NotebookResult, TrustedVerdict
 
 HOST_FAILURE = "the kernel did not start"
 

@@ -165,7 +165,7 @@ def test_no_hidden_line_reaches_a_learner(attacked):
         assert not leaked, leaked[:3]
     for path in (out / ".state").glob(f"*/{NB01}.ipynb"):  # the grader's own calls never land in a graded notebook
         sources = [c.source for c in nbformat.read(path, as_version=4).cells]
-        assert not any(s.startswith(("__wb_serve(", '"""Kernel side of the trusted harness')) for s in sources), path
+        assert not any(s.startswith(("__wb_serve(", "def __wb_boot(", "__wb_boot(")) for s in sources), path
 
 
 INERT_MIMES = {"text/plain", "image/png", "image/jpeg"}

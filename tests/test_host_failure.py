@@ -35,7 +35,9 @@ def _grade(tmp_path):
     subs = tmp_path / "subs" / "ann"
     subs.mkdir(parents=True, exist_ok=True)
     nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
-    opts = grade.Options(subs.parent, tmp_path / "out", jobs=1, unsafe=True, limits=Limits(), quiet=True)
+    opts = grade.Options(
+        subs.parent, tmp_path / "out", jobs=1, unsafe=True, limits=Limits(), quiet=True, in_process=True
+    )
     (result,) = grade.grade(opts)
     return result
 

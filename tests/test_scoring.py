@@ -5,8 +5,7 @@ from __future__ import annotations
 import nbformat
 
 from autograder import scoring
-from autograder.harness import TrustedVerdict
-from autograder.results import NotebookResult
+from autograder.results import NotebookResult, TrustedVerdict
 
 
 def _source() -> nbformat.NotebookNode:

@@ -1,0 +1,25 @@
+"""One grading job: what a worker needs to grade one notebook of one learner (no torch here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.launchers import Launch
+from autograder.limits import Limits
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to grade one notebook of one learner."""
+
+    student_id: str
+    notebook: str
+    submitted: dict  # the learner's notebook as JSON
+    content_hash: str
+    source_path: Path
+    release_path: Path
+    secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
+    work_root: Path
+    limits: Limits
+    launch: Launch = Launch("unsafe")  # the sandbox mode its kernel starts in (autograder.launchers)

@@ -1,0 +1,291 @@
+"""Kernel side of the trusted harness: call the learner's code on the grader's inputs.
+
+Shipped: sent as source to the learner's kernel after the notebook ran (with codec.py, as
+the private package autograder.shipped.boot builds there), and imported as an ordinary
+module by the grader's unit tests. It imports nothing of the grader's and holds nothing
+secret: no expected value, tolerance or check source. A request is a comm message (JSON +
+binary buffers); the reply is one too, made of plain arrays and JSON only (never pickle),
+which the grader reads with strict limits. Whatever the learner patches here can change
+only what their own code is reported to return.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+
+import torch
+
+from . import codec
+
+CALL_BACK_SECONDS = 120  # how long the learner's code waits for the grader to answer a call back
+NO_LIMIT = 2**62  # the grader's own requests: well-formed, and bounded by the grader
+
+
+class Callback:
+    """An object of the grader's check (a fake model, a scorer) that the learner's code may call."""
+
+    def __init__(self, servant: Servant, ident: int) -> None:
+        object.__setattr__(self, "_cb", (servant, ident))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        servant, ident = self._cb
+        return servant.ask({"op": "cb_getattr", "target": ident, "name": name})
+
+    def __call__(self, *args, **kwargs):
+        servant, ident = self._cb
+        return servant.ask({"op": "cb_call", "target": ident, "args": list(args), "kwargs": kwargs})
+
+
+class ModuleCallback(torch.nn.Module):
+    """A module of the grader's check (e.g. a fake attention), usable as a child of the learner's."""
+
+    def __init__(self, servant: Servant, ident: int) -> None:
+        super().__init__()
+        self._cb = (servant, ident)
+
+    def forward(self, *args, **kwargs):
+        servant, ident = self._cb
+        return servant.ask({"op": "cb_call", "target": ident, "args": list(args), "kwargs": kwargs})
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name.startswith("_"):
+                raise
+            servant, ident = self._cb
+            return servant.ask({"op": "cb_getattr", "target": ident, "name": name})
+
+
+class Encoder(codec.Encoder):
+    """The learner's values -> the format; what has no tag stays here, as a handle."""
+
+    def __init__(self, servant: Servant) -> None:
+        super().__init__()
+        self.servant = servant
+
+    def special(self, value: object) -> dict | None:
+        if isinstance(value, (Callback, ModuleCallback)):
+            return {codec.TAG: codec.CALLBACK, codec.IDENT: value._cb[1]}
+        return None
+
+    def other(self, value: object) -> dict:
+        kind = type(value)
+        nearest = next(
+            (f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__ if k.__module__.startswith("torch.")), ""
+        )
+        return {
+            codec.TAG: codec.REF,
+            codec.IDENT: self.servant.keep(value),
+            codec.TYPE_NAME: kind.__name__,
+            codec.IS_MODULE: isinstance(value, torch.nn.Module),
+            codec.IS_CALLABLE: callable(value),
+            codec.TORCH_CLASS: nearest,
+        }
+
+
+class Decoder(codec.Decoder):
+    """The grader's values: handles to what lives here, the check's callbacks, its PyTorch modules."""
+
+    def __init__(self, servant: Servant, arrays: dict) -> None:
+        super().__init__(arrays)
+        self.servant = servant
+
+    def special(self, tag: str, node: dict) -> object:
+        ident = node.get(codec.IDENT)
+        if tag == codec.REF:
+            return self.servant.handles[ident]
+        if tag == codec.CALLBACK:
+            return self.servant.callback(ident, bool(node.get(codec.IS_MODULE)))
+        # a PyTorch module of the grader's (an oracle), sent whole; the grader is trusted here
+        return torch.load(io.BytesIO(self.array(node.get(codec.ARRAY)).tobytes()), weights_only=False)
+
+
+def _tensors(value: object, out: list) -> list:
+    if isinstance(value, torch.Tensor):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for x in value:
+            _tensors(x, out)
+    elif isinstance(value, dict):
+        for x in value.values():
+            _tensors(x, out)
+    return out
+
+
+def _to_device(value: object, device: torch.device) -> object:
+    if isinstance(value, torch.Tensor):
+        moved = value.detach().to(device)
+        return moved.requires_grad_(True) if value.requires_grad else moved
+    if isinstance(value, (tuple, list)):
+        return type(value)(_to_device(x, device) for x in value)
+    if isinstance(value, dict):
+        return {k: _to_device(x, device) for k, x in value.items()}
+    return value
+
+
+def _module_device(target: object, args: list, kwargs: dict) -> torch.device | None:
+    """The device of the module being called, or of the first module passed, if not the CPU."""
+    owner = getattr(target, "__self__", target)
+    for obj in (owner, *args, *kwargs.values()):
+        if isinstance(obj, torch.nn.Module):
+            param = next(obj.parameters(), None)
+            return param.device if param is not None and param.device.type != "cpu" else None
+    return None
+
+
+class Servant:
+    """The grader's requests, answered in the learner's kernel: one method per op."""
+
+    def __init__(self, kernel: object = None, namespace: dict | None = None) -> None:
+        self.kernel, self.namespace = kernel, namespace if namespace is not None else {}
+        self.handles: dict[int, object] = {}
+        self.graphs: dict[int, tuple[list, list]] = {}  # a call's grad inputs and outputs, for its backward
+        self.callbacks: dict[int, object] = {}
+        self.mutated: list[int] = []
+        self.ops = {
+            "global": self.op_global, "call": self.op_call, "backward": self.op_backward,
+            "getattr": self.op_getattr, "setattr": self.op_setattr, "getitem": self.op_getitem,
+            "list": self.op_list, "len": self.op_len, "hold": self.op_hold, "isinstance": self.op_isinstance,
+        }  # fmt: skip
+
+    def keep(self, value: object) -> int:
+        """A handle for a value that stays here."""
+        ident = len(self.handles) + 1
+        self.handles[ident] = value
+        return ident
+
+    def callback(self, ident: object, module: bool) -> object:
+        if ident not in self.callbacks:
+            self.callbacks[ident] = (ModuleCallback if module else Callback)(self, ident)
+        return self.callbacks[ident]
+
+    # --- the ops ---
+
+    def op_global(self, req: dict, dec: Decoder) -> object:
+        if req["name"] not in self.namespace:
+            raise NameError(f"name {req['name']!r} is not defined in the notebook")
+        return self.namespace[req["name"]]
+
+    def op_call(self, req: dict, dec: Decoder) -> object:
+        target = self.handles[req["target"]]
+        args, kwargs = dec.decode(req["args"]), dec.decode(req["kwargs"])
+        device = _module_device(target, args, kwargs)
+        if device is not None:  # the learner's model lives on the GPU: bring the inputs to it
+            args, kwargs = _to_device(args, device), _to_device(kwargs, device)
+        given = _tensors((args, kwargs), [])
+        before = [t.detach().clone() for t in given]
+        result = target(*args, **kwargs)
+        self.mutated = [
+            i
+            for i, (t, b) in enumerate(zip(given, before, strict=True))
+            if t.shape != b.shape or t.dtype != b.dtype or not torch.equal(t.detach(), b)
+        ]
+        inputs = [t for t in _tensors((args, kwargs), []) if t.requires_grad and t.is_leaf]
+        if inputs:
+            self.graphs[req["id"]] = (inputs, [t for t in _tensors(result, []) if t.requires_grad])
+        return result
+
+    def op_backward(self, req: dict, dec: Decoder) -> object:
+        inputs, outputs = self.graphs.pop(req["call"])
+        pairs = [(o, g) for o, g in zip(outputs, dec.decode(req["grads"]), strict=False) if g is not None]
+        if pairs:
+            torch.autograd.backward([p[0] for p in pairs], [p[1] for p in pairs])
+        return [t.grad for t in inputs]
+
+    def op_getattr(self, req: dict, dec: Decoder) -> object:
+        return getattr(self.handles[req["target"]], req["name"])
+
+    def op_setattr(self, req: dict, dec: Decoder) -> object:
+        setattr(self.handles[req["target"]], req["name"], dec.decode(req["value"]))
+        return None
+
+    def op_getitem(self, req: dict, dec: Decoder) -> object:
+        return self.handles[req["target"]][dec.decode(req["key"])]
+
+    def op_list(self, req: dict, dec: Decoder) -> object:
+        return list(self.handles[req["target"]])
+
+    def op_len(self, req: dict, dec: Decoder) -> object:
+        return len(self.handles[req["target"]])
+
+    def op_hold(self, req: dict, dec: Decoder) -> object:  # a module of the check's, kept here as a handle
+        return dec.decode(req["value"])
+
+    def op_isinstance(self, req: dict, dec: Decoder) -> object:
+        kinds = [getattr(torch.nn, n) if hasattr(torch.nn, n) else getattr(torch, n) for n in req["kinds"]]
+        return isinstance(self.handles[req["target"]], tuple(kinds))
+
+    # --- the channel ---
+
+    def serve(self, data: dict, buffers: list) -> tuple[dict, list[bytes]]:
+        """One request of the grader's (a comm message): its reply, as (JSON, buffers)."""
+        req = data["req"]
+        arrays = codec.unpack(data.get("arrays", {}), buffers, NO_LIMIT, 64, NO_LIMIT)
+        enc, sink = Encoder(self), io.StringIO()
+        try:  # what the learner's code prints while the grader calls it is never shown
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                value = self.ops[req["op"]](req, Decoder(self, arrays))
+            reply = {"ok": True, "value": enc.encode(value), "mutated": self.mutated}
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - any failure is the learner's result
+            reply, enc = {"ok": False, "error": describe(exc)}, Encoder(self)
+        self.mutated = []
+        meta, out = codec.pack(enc.arrays)
+        return {"done": data["n"], "reply": reply, "arrays": meta}, out
+
+    def ask(self, req: dict) -> object:
+        """Call back into the grader (an object of the check's own, e.g. a fake model) and wait, on stdin."""
+        enc = Encoder(self)
+        req = {k: enc.encode(v) if k in ("args", "kwargs") else v for k, v in req.items()}
+        req["arrays"] = codec.pack_text(enc.arrays)
+        reply = json.loads(self._input(json.dumps(req)))
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error", "the grader's object raised"))
+        meta, buffers = codec.text_buffers(reply["arrays"], NO_LIMIT)
+        return Decoder(self, codec.unpack(meta, buffers, NO_LIMIT, 64, NO_LIMIT)).decode(reply["value"])
+
+    def _input(self, prompt: str) -> str:
+        """One input_request on stdin to the grader, and its answer."""
+        import zmq
+
+        kernel = self.kernel
+        kernel.session.send(kernel.stdin_socket, "input_request", {"prompt": prompt, "password": False},
+                            kernel.get_parent("shell"), ident=kernel._parent_ident["shell"])  # fmt: skip
+        poller = zmq.Poller()
+        poller.register(kernel.stdin_socket, zmq.POLLIN)
+        deadline = time.monotonic() + CALL_BACK_SECONDS
+        while time.monotonic() < deadline:
+            if poller.poll(1000):
+                _, msg = kernel.session.recv(kernel.stdin_socket)
+                if msg is not None and msg.get("msg_type") == "input_reply":
+                    return msg["content"]["value"]
+        raise TimeoutError("the grader did not answer a callback")
+
+
+def describe(exc: BaseException) -> dict:
+    """An exception as the grader receives it: its type's name, nearest builtin and message."""
+    builtin = next((k.__name__ for k in type(exc).__mro__ if k.__module__ == "builtins"), "Exception")
+    return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
+
+
+def open_channel(kernel: object, namespace: dict) -> None:
+    """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
+
+    Each message is served by `__wb_serve` as the notebook's namespace holds it when it
+    arrives, so a learner who replaces it changes only what their own code is said to return.
+    """
+    namespace["__wb_serve"] = Servant(kernel, namespace).serve
+
+    def on_open(comm, _msg):
+        def on_msg(msg):
+            reply, buffers = namespace["__wb_serve"](msg["content"]["data"], msg.get("buffers") or [])
+            comm.send(reply, buffers=buffers)
+
+        comm.on_msg(on_msg)
+
+    kernel.comm_manager.register_target("wb_servant", on_open)
