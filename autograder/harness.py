@@ -141,7 +141,12 @@ def _no_memory_budget(fn, budget: int) -> bool:
 
 
 class Harness:
-    """Runs one notebook's test cells in this process against one learner's kernel."""
+    """Runs one notebook's test cells in this process against one learner's kernel.
+
+    `authoring` lists the instructor's own code that failed here (a helper cell's import, a
+    test cell's definitions): the worker then reports the notebook as an authoring error to
+    the instructor instead of grading the learner against broken checks.
+    """
 
     def __init__(self, source_nb, submitted_answers: dict[str, str], link: KernelLink, secret: bytes) -> None:
         self.source, self.link, self.secret = source_nb, link, secret
@@ -150,6 +155,17 @@ class Harness:
         self.sources = submitted_answers
         self.given = [c.source for c in source_nb.cells if c.cell_type == "code" and not answers.is_answer(c)]
         self._globals: dict[str, object] = {}
+        self.authoring: list[str] = []
+
+    def _define(self, code: types.CodeType, where: str) -> None:
+        """Run the instructor's definitions here; a failure is theirs, unless the learner's code raised it."""
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(code, self.base)  # noqa: S102 - instructor code
+        except RemoteError:
+            return  # a definition that called the learner's code (a default, a decorator): that code failed
+        except Exception as exc:  # noqa: BLE001 - reported to the instructor, whatever it is
+            self.authoring.append(f"{where}: {type(exc).__name__}: {str(exc)[:300]}")
 
     def _load_definitions(self) -> None:
         """The learner's names as proxies, and the instructor's helpers (defs, imports, literals) here.
@@ -160,15 +176,15 @@ class Harness:
         for name in sorted(self.learner_names):
             with contextlib.suppress(Exception):
                 self.base[name] = kernel_global(self.link, name)
-        for cell in self.source.cells:
+        for index, cell in enumerate(self.source.cells):
             if cell.cell_type != "code" or answers.grade_id(cell) is not None:
                 continue
             try:
                 tree = ast.parse(cell.source)
-            except SyntaxError:
+            except SyntaxError as exc:
+                self.authoring.append(f"plain cell {index}: SyntaxError: {exc.msg}")
                 continue
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-                exec(compile(definitions(tree), "<helpers>", "exec"), self.base)  # noqa: S102 - instructor code
+            self._define(compile(definitions(tree), "<helpers>", "exec"), f"plain cell {index}")
 
     def _resolve(self, name: str, ns: dict) -> None:
         """A name the test reads from the kernel: the learner's definitions, or plain data and modules."""
@@ -181,10 +197,9 @@ class Harness:
             self._globals[name] = value
         ns[name] = self._globals[name]
 
-    def _keep_definitions(self, definitions: types.CodeType) -> None:
+    def _keep_definitions(self, definitions: types.CodeType, test: str) -> None:
         """Functions, classes and constants a test cell defines (oracles, helpers) serve the later cells too."""
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-            exec(definitions, self.base)  # noqa: S102 - the instructor's own definitions
+        self._define(definitions, f"the definitions of test {test}")
 
     def run_test(self, cell) -> TrustedVerdict:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
@@ -219,7 +234,7 @@ class Harness:
             trusted_workbook.set_mutation_probe(None)
             trusted_workbook.set_kernel_copier(None)
             trusted_workbook.set_memory_budget(None)
-            self._keep_definitions(definitions)
+            self._keep_definitions(definitions, test)
         if not trusted_workbook.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)", checks=checks)
         return TrustedVerdict(True, "", trusted_workbook.found_forbidden(), checks)

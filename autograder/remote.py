@@ -320,7 +320,7 @@ class Decoder(codec.Decoder):
         raise codec.FormatError(f"the kernel's reply has an unknown or malformed {tag}")
 
 
-SHIPPED = ("codec", "servant")  # autograder/shipped/, in the order they are defined in the kernel
+SHIPPED = ("arrays", "codec", "servant")  # autograder/shipped/, in the order they are defined in the kernel
 
 _BOOT = """\
 def __wb_boot(files):

@@ -7,7 +7,7 @@ import unicodedata
 from pathlib import Path
 
 from autograder import intake, paths
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import AUTHORING, NotebookResult, write_json_atomic
 
 # DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
 # per notebook, so nbgrader's rows are ours), then this grader's own.
@@ -140,7 +140,19 @@ def summary(results: list[NotebookResult]) -> str:
             f"{name:<34} {len(graded):>6} {mean:>7.1f} {sum(r.score == r.max_score > 0 for r in graded):>5} "
             f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
         )
-    return "\n".join(lines)
+    return "\n".join(lines + authoring_lines(results))
+
+
+def authoring_lines(results: list[NotebookResult]) -> list[str]:
+    """One line per notebook whose own checks failed as written: the instructor's to fix."""
+    lines = []
+    for name in sorted({r.notebook for r in results}):
+        hit = [e for r in results if r.notebook == name for e in r.errors if e.startswith(AUTHORING)]
+        if hit:
+            lines.append(
+                f"AUTHORING ERROR in {name} ({len(hit)} submission(s) not graded): {hit[0][len(AUTHORING) + 2 :]}"
+            )
+    return lines
 
 
 def histogram(results: list[NotebookResult], path: Path) -> Path | None:

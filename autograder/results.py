@@ -136,6 +136,9 @@ def write_json_atomic(path: Path, data: object) -> None:
     os.replace(tmp, path)
 
 
+AUTHORING = "authoring error in the source notebook (the instructor's code, not the learner's)"
+
+
 @dataclass
 class TrustedVerdict:
     """One test cell judged in the grader's process."""

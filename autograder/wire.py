@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.shipped import codec
+from autograder.shipped import arrays as codec
 
 DTYPES = codec.ARRAY_DTYPES
 WireError = codec.FormatError  # a message from the kernel breaks the format or a limit (the learner's code sent it)

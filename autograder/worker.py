@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -18,7 +19,7 @@ from autograder.job import Job
 from autograder.rebuild import rebuild
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
-from autograder.results import NotebookResult, TrustedVerdict
+from autograder.results import AUTHORING, NotebookResult, TrustedVerdict
 
 HOST_FAILURE = "the kernel did not start"
 
@@ -72,7 +73,15 @@ def kernel_notebook(nb, source) -> nbformat.NotebookNode:
     return out
 
 
-def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdicts: dict):
+@dataclass
+class Checked:
+    """What the trusted checks found: a verdict per test, and the instructor's code that failed."""
+
+    verdicts: dict[str, TrustedVerdict] = field(default_factory=dict)
+    authoring: list[str] = field(default_factory=list)
+
+
+def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, checked: Checked):
     """The step run after the notebook, while its kernel lives: every test cell, judged here."""
 
     def run(client, deadline: float) -> None:
@@ -80,9 +89,18 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdic
         link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
-        verdicts.update(Harness(source, answer_sources, link, job.secret).run())
+        harness = Harness(source, answer_sources, link, job.secret)
+        checked.verdicts.update(harness.run())
+        checked.authoring.extend(harness.authoring)
 
     return run
+
+
+def authoring_error(result: NotebookResult, problems: list[str]) -> None:
+    """A notebook whose checks could not run as written: an error for the instructor, not a grade."""
+    result.status = "error"
+    result.score = 0.0
+    result.errors.append(f"{AUTHORING}: " + "; ".join(problems[:5]) + " (fix the source notebook, then grade again)")
 
 
 def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
@@ -116,19 +134,22 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     nb = kernel_notebook(nb, source)
     answer_sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     work, export = _prepare_workdir(job)
-    verdicts: dict[str, TrustedVerdict] = {}
-    report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, verdicts))
+    checked = Checked()
+    report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, checked))
     if report.reason.startswith(HOST_FAILURE):  # not the learner's doing: once more, then "retry next run"
-        nb, verdicts = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source), {}
+        nb, checked = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source), Checked()
         work, export = _prepare_workdir(job)
-        checks = _trusted_checks(job, source, answer_sources, export, verdicts)
-        report = _run_sandboxed(job, nb, work, export, uid, checks)
+        report = _run_sandboxed(
+            job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, checked)
+        )
     if report.reason.startswith(HOST_FAILURE):
         result.status = "error"
         result.errors.append(f"host: {report.reason} (it will be graded again by the next run)")
     elif report.stopped_at is not None:
         result.errors.append(report.reason)
-    scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), verdicts, report.reason), result)
+    scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), checked.verdicts, report.reason), result)
+    if checked.authoring:
+        authoring_error(result, checked.authoring)
     result.seconds = round(time.perf_counter() - t0, 3)
     result.timings = {k: round(v, 3) for k, v in report.phases.items()}
     for cell in nb.cells:  # nbgrader reads a number a test cell shows as partial credit: only text stays

@@ -205,3 +205,13 @@ def test_shipped_code_imports_nothing_of_the_graders(path):
         else:
             continue
         assert all(n.split(".")[0] in ALLOWED_IMPORTS for n in names), (path.name, names)
+
+
+def test_the_grade_commands_own_process_imports_no_torch():
+    """Only workers import torch (they share its pages, forked from one server): the command stays small."""
+    import subprocess
+
+    modules = "grade, gradebook, feedback, report, launchers, wire, intake, course, coursecache, merge, manual, job"
+    code = f"import sys\nfrom autograder import {modules}\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'torch')[:3])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

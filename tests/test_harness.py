@@ -29,6 +29,7 @@ from autograder.harness import (
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink
+from autograder.results import AUTHORING, NotebookResult
 
 BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]
 
@@ -127,6 +128,16 @@ def _definitions_only(source: str) -> str:
     return ast.unparse(definitions(ast.parse(source)))
 
 
+def _broken_helper(source, sources: dict, link: KernelLink) -> list[str]:
+    """What the harness reports of a source notebook whose plain helper cell imports a missing module."""
+    broken = nbformat.from_dict(source)
+    code = "import no_such_module_of_the_instructors\n\ndef helper():\n    return 1\n"
+    broken.cells.insert(1, nbformat.v4.new_code_cell(code))
+    harness = Harness(broken, sources, link, b"secret")
+    harness._load_definitions()
+    return harness.authoring
+
+
 def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]]:
     """The notebook's test names, and the verdicts of the baseline and of each variant (T failing midway).
 
@@ -150,7 +161,9 @@ def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]
         link.memory_budget = membudget.for_kernel(client.km)  # as the worker gives it (the unsafe mode's own kernel)
         link.start()
         secret = secrets.token_bytes(32)
-        outcomes["baseline"] = Harness(source, sources, link, secret).run()
+        baseline = Harness(source, sources, link, secret)
+        outcomes["baseline"] = baseline.run()
+        outcomes["authoring"] = {"reference": baseline.authoring, "broken": _broken_helper(source, sources, link)}
         for position, test in enumerate(tests):
             variant, before = nbformat.from_dict(source), set(tests[:position])
             for cell in (c for c in variant.cells if answers.is_test(c)):
@@ -187,3 +200,25 @@ def test_a_failing_check_changes_no_other_check(name, isolation_runs):
         assert [t for t in verdicts if t in after] == after
         changed = {t: verdicts[t].message for t in after if not verdicts[t].passed}
         assert not changed, f"{test} failing changed: {changed}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_a_failing_helper_cell_is_the_instructors_error_not_the_learners(name, isolation_runs):
+    """The reference's own definitions all run in the grader; a helper that fails is reported as authoring."""
+    _, outcomes = isolation_runs[name]
+    assert outcomes["authoring"]["reference"] == []
+    [problem] = outcomes["authoring"]["broken"]
+    assert problem.startswith("plain cell 1: ModuleNotFoundError") and "no_such_module_of_the_instructors" in problem
+
+
+def test_an_authoring_error_is_an_error_row_and_a_summary_line():
+    from autograder.report import summary
+    from autograder.worker import authoring_error
+
+    result = NotebookResult("ann", "01_x", "graded", score=3, max_score=11)
+    authoring_error(result, ["plain cell 4: ImportError: no module named oracle_lib"])
+    assert result.status == "error" and result.score == 0
+    assert result.errors[0].startswith(AUTHORING)
+    text = summary([result, NotebookResult("ben", "01_x", "graded", score=11, max_score=11)])
+    assert "AUTHORING ERROR in 01_x (1 submission(s) not graded): plain cell 4: ImportError" in text
