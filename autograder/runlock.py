@@ -74,7 +74,7 @@ class RunBusy(RuntimeError):
     """Another grading run holds what this one needs."""
 
 
-def _try_lock(path: Path):
+def try_lock(path: Path):
     """An open file holding an exclusive lock on `path`, or None if another process holds it."""
     fh = open(path, "a+")  # noqa: SIM115 - the lock lives as long as the file stays open
     try:
@@ -90,7 +90,7 @@ def results_folder(out: Path) -> Iterator[None]:
     """Hold RESULTS for this run; refuse if another live run holds it."""
     out.mkdir(parents=True, exist_ok=True)
     lock = out / ".grade.lock"
-    fh = _try_lock(lock)
+    fh = try_lock(lock)
     if fh is None:
         owner = lock.read_text().strip() or "another process"
         raise RunBusy(f"another grade run ({owner}) is using {out}; wait for it to finish, or use another --out")
@@ -115,7 +115,7 @@ def uid_block() -> Iterator[int]:
         )
     LOCK_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
     for index in range(blocks):
-        fh = _try_lock(LOCK_DIR / f"uids-{first}-{index}.lock")
+        fh = try_lock(LOCK_DIR / f"uids-{first}-{index}.lock")
         if fh is not None:
             try:
                 yield first + index * BLOCK
