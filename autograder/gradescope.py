@@ -34,7 +34,8 @@ SETUP_SH = """#!/usr/bin/env bash
 # Ubuntu 22.04's Python 3.10 is refused below. Installs bubblewrap and only what grading
 # needs (requirements-grader.txt: CPU torch, nbgrader; no JupyterLab, browser or test tools).
 # AUTOGRADER_ROOT: where /autograder is (a test's simulated tree); AUTOGRADER_VENV: a venv
-# to install into instead of $AUTOGRADER_ROOT/venv; AUTOGRADER_APT=0: skip apt-get.
+# to install into instead of $AUTOGRADER_ROOT/venv; AUTOGRADER_APT=0: skip apt-get;
+# AUTOGRADER_TORCH_INDEX: where CPU torch comes from.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 VENV="${AUTOGRADER_VENV:-$ROOT/venv}"
@@ -50,7 +51,13 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'
-"$VENV/bin/pip" install -q --extra-index-url https://download.pytorch.org/whl/cpu -r "$ROOT/source/requirements-grader.txt"
+REQUIREMENTS="$ROOT/source/requirements-grader.txt"
+# torch first, CPU build, from PyTorch's CPU index (PyPI's Linux wheels are CUDA builds, GBs more);
+# AUTOGRADER_TORCH_INDEX: another index holding it (a mirror, a local one)
+"$VENV/bin/pip" install -q --index-url "${AUTOGRADER_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}" \\
+    -r <(grep '^torch' "$REQUIREMENTS")
+"$VENV/bin/pip" install -q -r <(grep -v -e '^torch' -e '^nbgrader' "$REQUIREMENTS")
+"$VENV/bin/pip" install -q --no-deps -r <(grep '^nbgrader' "$REQUIREMENTS")
 # the course folder, once, so that a submission pays only for itself
 cd "$ROOT/source" && "$VENV/bin/python" -m autograder gradescope-run --root "$ROOT" --prepare
 """
@@ -171,9 +178,9 @@ def _lock_down(root: Path) -> Path:
 
 def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
-    opts = grade.Options(
-        root / "work" / "submissions", root / "work" / "results", jobs=grade.default_jobs(), quiet=True
-    )
+    # one kernel at a time unless told (AUTOGRADER_JOBS): os.cpu_count() sees the host's cores, not the container's share
+    jobs = max(1, int(os.environ.get("AUTOGRADER_JOBS", "1")))
+    opts = grade.Options(root / "work" / "submissions", root / "work" / "results", jobs=jobs, quiet=True)
     if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
         grade.prepare(opts, paths.notebook_names())
         return {}
