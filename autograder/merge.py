@@ -12,8 +12,9 @@ nbgrader's own API into a gradebook set up from the same sources.
 
 It refuses, before writing anything: a folder that is not a finished shard, shards
 graded from different sources or engine versions (or from other sources than this
-checkout's), shards of different counts, the same shard twice, a missing shard, and a
-learner found in two shards or in a shard their id does not hash to.
+checkout's), shards of different counts, the same shard twice, a missing shard, a
+learner found in two shards or in a shard their id does not hash to, and a notebook its
+shard's host could not grade (grade exited 3: run that shard again).
 """
 
 from __future__ import annotations
@@ -114,6 +115,11 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
                 )
             elif state["result"]["status"] == "graded" and not state.get("recorded"):
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
+            host = [e for e in state["result"].get("errors", []) if e.startswith("host:")]
+            if host:  # grade exited 3 there: the next run of that shard grades it
+                problems.append(
+                    f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"
+                )
         states[folder] = held
     if problems:
         raise MergeError(

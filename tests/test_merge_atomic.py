@@ -50,3 +50,15 @@ def test_a_merge_killed_midway_leaves_no_results_and_runs_again(tmp_path):
     assert json.loads((out / merge.MERGE_FILE).read_text())["count"] == 3
     assert str(out / ".course") in (out / ".course" / "nbgrader_config.py").read_text()
     assert merge.main(argv) == 2  # a finished merge is never overwritten
+
+
+def test_a_shard_with_notebooks_its_host_could_not_grade_is_refused(tmp_path):
+    """grade exited 3 on that shard: the merge names it, so that it is run again before the class is merged."""
+    shards = _shards(tmp_path)
+    state = sorted((shards[2] / ".state").glob("*/*.json"))[0]
+    data = json.loads(state.read_text())
+    data["result"].update(status="error", errors=["host: the kernel did not start: ... (it will be graded again)"])
+    state.write_text(json.dumps(data))
+    out = tmp_path / "merged"
+    assert merge.main([str(s) for s in shards] + ["--out", str(out), "--quiet"]) == 2
+    assert not out.exists()

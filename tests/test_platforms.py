@@ -149,3 +149,38 @@ def test_run_sh_fails_on_a_failed_job_and_can_be_run_again(tmp_path):
     assert "complete already" in third.stdout
     refused = _run_sh(tmp_path, image="registry.example.org/attention-workbook:latest")
     assert refused.returncode == 2 and "by digest" in refused.stderr
+
+
+# --- Slurm -----------------------------------------------------------------------------------
+
+SLURM = ROOT / "deploy" / "slurm"
+FAKE_SBATCH = r"""#!/bin/bash
+# sbatch for tests: records its arguments (and SHARD), prints a job id as --parsable does.
+n=$(( $(wc -l < "$FAKE/calls" 2>/dev/null || echo 0) + 100 ))
+echo "$n SHARD=${SHARD:-} $*" >> "$FAKE/calls"
+echo "$n;cluster"
+"""
+
+
+def test_slurm_scripts_name_every_value_to_change():
+    grade_text = (SLURM / "grade.sbatch").read_text()
+    for value in ("--cpus-per-task", "--mem", "--time", "WORKBOOK", "SUBMISSIONS", "RESULTS", "array size"):
+        assert value in grade_text.split("set -euo pipefail")[0], value  # named in the header, before any command
+    assert "--mem" in (SLURM / "merge.sbatch").read_text().split("#SBATCH")[0]
+
+
+def test_submit_prints_the_array_and_merges_after_any_end_and_rerun_recovers(tmp_path):
+    (tmp_path / "sbatch").write_text(FAKE_SBATCH)
+    (tmp_path / "sbatch").chmod(0o755)
+    env = {**os.environ, "SBATCH": str(tmp_path / "sbatch"), "FAKE": str(tmp_path)}
+    submitted = subprocess.run(["bash", str(SLURM / "submit.sh"), "5"], env=env, capture_output=True, text=True)
+    assert submitted.returncode == 0, submitted.stderr
+    array, merge = (tmp_path / "calls").read_text().splitlines()
+    assert "--array=1-5" in array and array.startswith("100 ")
+    assert "--dependency=afterany:100 " in merge  # the merge runs even when a task failed, and refuses then
+    assert "array job 100" in submitted.stdout and "rerun.sh K 5" in submitted.stdout
+    rerun = subprocess.run(["bash", str(SLURM / "rerun.sh"), "3", "5"], env=env, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    task, again = (tmp_path / "calls").read_text().splitlines()[2:]
+    assert "SHARD=3/5" in task and "--array=3" in task and "--export=ALL,SHARD=3/5" in task
+    assert "--dependency=afterok:102 " in again and again.endswith("merge.sbatch")
