@@ -75,6 +75,36 @@ def _du(path: Path) -> int:
     return int(subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True).stdout.split()[0])
 
 
+def _build_image(root: Path, env: dict) -> float:
+    """Unpack the zip into root/source, copy run_autograder beside it, run setup.sh; its seconds."""
+    with zipfile.ZipFile(build_zip(root.parent / f"{root.name}.zip")) as zf:
+        zf.extractall(root / "source")
+    for name in ("setup.sh", "run_autograder"):
+        os.chmod(root / "source" / name, 0o755)
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    t0 = time.perf_counter()
+    subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, check=True, cwd=root / "source")
+    return time.perf_counter() - t0
+
+
+def _grade(root: Path, env: dict, cpus: str) -> tuple[int, float, int]:
+    """Submit ada's 8 notebooks and run run_autograder on `cpus`: exit code, seconds, peak bytes."""
+    (root / "submission").mkdir(exist_ok=True)
+    (root / "results").mkdir(exist_ok=True)
+    for nb in sorted((ROOT / "data" / "submissions" / "ada").glob("*.ipynb")):
+        shutil.copy(nb, root / "submission")
+    peak, stop = [0], threading.Event()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(["taskset", "-c", cpus, str(root / "run_autograder")], env=env, cwd=root)
+    sampler = threading.Thread(target=_sample, args=(proc.pid, peak, stop), daemon=True)
+    sampler.start()
+    code = proc.wait()
+    seconds = time.perf_counter() - t0
+    stop.set()
+    sampler.join()
+    return code, seconds, peak[0]
+
+
 def main() -> int:
     """Simulate, measure, validate."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,39 +115,18 @@ def main() -> int:
     args = parser.parse_args()
     root = (args.root or Path(tempfile.mkdtemp(prefix="gradescope-"))).resolve()
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_APT": "0", "OMP_NUM_THREADS": "1"}
-    if args.venv:
-        env["AUTOGRADER_VENV"] = str(args.venv)
-    if args.torch_index:
-        env["AUTOGRADER_TORCH_INDEX"] = args.torch_index
-    with zipfile.ZipFile(build_zip(root.parent / f"{root.name}.zip")) as zf:
-        zf.extractall(root / "source")
-    for name in ("setup.sh", "run_autograder"):
-        os.chmod(root / "source" / name, 0o755)
-    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
-    t0 = time.perf_counter()
-    subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, check=True, cwd=root / "source")
-    setup_s = time.perf_counter() - t0
-    venv = args.venv or root / "venv"
-    (root / "submission").mkdir(exist_ok=True)
-    (root / "results").mkdir(exist_ok=True)
-    for nb in sorted((ROOT / "data" / "submissions" / "ada").glob("*.ipynb")):
-        shutil.copy(nb, root / "submission")
-    peak, stop = [0], threading.Event()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(["taskset", "-c", args.cpus, str(root / "run_autograder")], env=env, cwd=root)
-    sampler = threading.Thread(target=_sample, args=(proc.pid, peak, stop), daemon=True)
-    sampler.start()
-    code = proc.wait()
-    grade_s = time.perf_counter() - t0
-    stop.set()
-    sampler.join()
+    env |= {"AUTOGRADER_VENV": str(args.venv)} if args.venv else {}
+    env |= {"AUTOGRADER_TORCH_INDEX": args.torch_index} if args.torch_index else {}
+    setup_s = _build_image(root, env)
+    code, grade_s, peak = _grade(root, env, args.cpus)
     data = json.loads((root / "results" / "results.json").read_text())
     validate_results(data)
     scored = [t for t in data["tests"] if t["max_score"] > 0]
+    venv = args.venv or root / "venv"
     print(f"root: {root}")
     print(f"setup.sh: {setup_s:.1f} s; venv {venv}: {_du(venv) / 2**30:.2f} GiB")
     print(f"run_autograder (exit {code}, CPUs {args.cpus}): {grade_s:.1f} s for 8 notebooks")
-    print(f"peak memory (summed PSS of run_autograder and every process below it): {peak[0] / 2**20:.0f} MiB")
+    print(f"peak memory (summed PSS of run_autograder and every process below it): {peak / 2**20:.0f} MiB")
     print(
         f"results.json valid: score {data['score']:g} of {sum(t['max_score'] for t in scored):g}, "
         f"{len(data['tests'])} entries, visibilities {sorted({t['visibility'] for t in data['tests']})}"
