@@ -149,6 +149,13 @@ def _after_cells(client, report: ExecutionReport, limits: Limits, t0: float, aft
     report.phases["checks"] = time.perf_counter() - checks
 
 
+def not_started(nb, reason: str) -> ExecutionReport:
+    """The report of a notebook whose kernel never started (`reason`): every code cell marked."""
+    report = ExecutionReport()
+    _stop(nb, report, 0, "KernelStartFailed", reason)
+    return report
+
+
 def _stop(nb, report: ExecutionReport, index: int, ename: str, reason: str) -> None:
     if report.stopped_at is None or report.stopped_at > index:
         report.stopped_at = index

@@ -415,4 +415,21 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     print(f"\n{summary(results)}")
     print(f"\n{len(results)} row(s) in {opts.out / 'grades.csv'} ({time.perf_counter() - t0:.1f} s)")
-    return 0
+    return exit_code(results)
+
+
+EXIT_HOST = 3  # a row is a host failure: run the same command again (README "Exit codes")
+
+
+def exit_code(results: list[NotebookResult]) -> int:
+    """0 when every submission has a row on its merits; EXIT_HOST when some could not be graded here."""
+    host = [r for r in results if any(e.startswith("host:") for e in r.errors)]
+    if not host:
+        return 0
+    print(
+        f"ERROR: {len(host)} of {len(results)} notebook(s) could not be graded on this host "
+        f"(first: {host[0].student_id}/{host[0].notebook}: {host[0].errors[0][:300]}); "
+        "run the same command again to grade them",
+        file=sys.stderr,
+    )
+    return EXIT_HOST

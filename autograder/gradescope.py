@@ -1,8 +1,9 @@
 """gradescope: build a Gradescope autograder zip that grades one submission with this engine.
 
-The zip holds setup.sh (installs bubblewrap and the Python requirements), run_autograder
-(calls `python -m autograder gradescope-run`) and source/ (this package, the source
-notebooks, requirements). Gradescope runs run_autograder as root; the learner's kernel
+The zip holds, at its root as Gradescope wants (it unpacks it into /autograder/source),
+setup.sh (installs bubblewrap and requirements-grader.txt), run_autograder (calls
+`python -m autograder gradescope-run`), this package, the source notebooks and the
+course's choices (gradescope.json). Gradescope runs run_autograder as root; the learner's kernel
 then runs in the same sandbox as `grade` (its own uid, no network, only its folder), and
 only this harness writes /autograder/results/results.json. Where the container forbids
 the namespaces bubblewrap needs, the kernel runs in the reduced sandbox Gradescope's own
@@ -13,7 +14,9 @@ of the autograder made unreadable to it (network access is then not blocked).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import tempfile
 import zipfile
@@ -22,82 +25,134 @@ from pathlib import Path
 from autograder import grade, launchers, paths
 from autograder.results import NotebookResult, write_json_atomic
 
+SETTINGS_FILE = "gradescope.json"  # in the zip: the course's choices (hidden_outcomes)
+HIDDEN_OUTCOMES = ("after_published", "visible")  # when learners see what hidden checks found
+
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope image setup: the sandbox, Python and the requirements (CPU torch).
+# Gradescope image setup (Gradescope runs this once, as root, in /autograder/source).
+# Needs Python >= 3.11: choose Gradescope's Ubuntu 24.04 base image (Python 3.12);
+# Ubuntu 22.04's Python 3.10 is refused below. Installs bubblewrap and only what grading
+# needs (requirements-grader.txt: CPU torch, nbgrader; no JupyterLab, browser or test tools).
+# AUTOGRADER_ROOT: where /autograder is (a test's simulated tree); AUTOGRADER_VENV: a venv
+# to install into instead of $AUTOGRADER_ROOT/venv; AUTOGRADER_APT=0: skip apt-get;
+# AUTOGRADER_TORCH_INDEX: where CPU torch comes from.
 set -euo pipefail
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3-venv python3-pip
-python3 -m venv /autograder/venv
-/autograder/venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch>=2.2"
-/autograder/venv/bin/pip install -q -r /autograder/source/requirements.txt
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+VENV="${AUTOGRADER_VENV:-$ROOT/venv}"
+if [ "${AUTOGRADER_APT:-1}" != 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap util-linux python3 python3-venv python3-pip
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+        echo "setup.sh: Python >= 3.11 is needed, this image has $(python3 -V 2>&1): choose Ubuntu 24.04" >&2
+        exit 1
+    }
+    python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'
+REQUIREMENTS="$ROOT/source/requirements-grader.txt"
+# torch first, CPU build, from PyTorch's CPU index (PyPI's Linux wheels are CUDA builds, GBs more);
+# AUTOGRADER_TORCH_INDEX: another index holding it (a mirror, a local one)
+"$VENV/bin/pip" install -q --index-url "${AUTOGRADER_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}" \\
+    -r <(grep '^torch' "$REQUIREMENTS")
+"$VENV/bin/pip" install -q -r <(grep -v -e '^torch' -e '^nbgrader' "$REQUIREMENTS")
+"$VENV/bin/pip" install -q --no-deps -r <(grep '^nbgrader' "$REQUIREMENTS")
 # the course folder, once, so that a submission pays only for itself
-cd /autograder/source && /autograder/venv/bin/python -m autograder gradescope-run --prepare
+cd "$ROOT/source" && "$VENV/bin/python" -m autograder gradescope-run --root "$ROOT" --prepare
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope entry point: grade /autograder/submission, write /autograder/results/results.json.
-cd /autograder/source
-PYTHON="${AUTOGRADER_PYTHON:-/autograder/venv/bin/python}"
-exec "$PYTHON" -m autograder gradescope-run --root "${AUTOGRADER_ROOT:-/autograder}"
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+cd "$ROOT/source"
+PYTHON="${AUTOGRADER_PYTHON:-${AUTOGRADER_VENV:-$ROOT/venv}/bin/python}"
+exec "$PYTHON" -m autograder gradescope-run --root "$ROOT"
 """
 
 
-def build_zip(out: Path) -> Path:
-    """Write the autograder zip Gradescope asks for (setup.sh and run_autograder at its root)."""
+def build_zip(out: Path, hidden_outcomes: str = "after_published") -> Path:
+    """Write the autograder zip as Gradescope unpacks it into /autograder/source: setup.sh, run_autograder at its root."""
+    if hidden_outcomes not in HIDDEN_OUTCOMES:
+        raise ValueError(f"hidden_outcomes must be one of {HIDDEN_OUTCOMES}, not {hidden_outcomes!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
             zf.writestr(info, text)
+        zf.writestr(SETTINGS_FILE, json.dumps({"hidden_outcomes": hidden_outcomes}))
         for path in sorted(paths.ROOT.glob("autograder/**/*.py")):
-            zf.write(path, f"source/{path.relative_to(paths.ROOT)}")
+            zf.write(path, str(path.relative_to(paths.ROOT)))
         for path in sorted(paths.SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
-            zf.write(path, f"source/solutions/{path.name}")
-        for name in ("requirements.txt", "pyproject.toml"):
-            zf.write(paths.ROOT / name, f"source/{name}")
+            zf.write(path, f"solutions/{path.name}")
+        for name in ("requirements-grader.txt", "pyproject.toml"):
+            zf.write(paths.ROOT / name, name)
     return out
 
 
-def to_gradescope(results: list[NotebookResult]) -> dict:
-    """Gradescope's results.json: total score, one entry per test, hidden tests after publishing."""
+def settings() -> dict:
+    """The course's Gradescope choices, from the zip (defaults where absent)."""
+    try:
+        data = json.loads((paths.ROOT / SETTINGS_FILE).read_text())
+    except (OSError, ValueError):
+        data = {}
+    hidden = data.get("hidden_outcomes") if isinstance(data, dict) else None
+    return {"hidden_outcomes": hidden if hidden in HIDDEN_OUTCOMES else "after_published"}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~])")
+
+
+def md(text: str) -> str:
+    """Text shown as itself in Gradescope's Markdown: every Markdown and HTML character escaped, lines kept."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+
+
+def _entry(name: str, score: float, max_score: float, output: str, visibility: str, status: str | None) -> dict:
+    entry = {"name": name, "score": score, "max_score": max_score, "output": md(output), "output_format": "md"}
+    entry["visibility"] = visibility
+    if status is not None:
+        entry["status"] = status
+    return entry
+
+
+def _test_entries(notebook: str, t, hidden_outcomes: str) -> list[dict]:
+    """A test's entries: its points, shown after publishing when hidden checks decide them (or at once)."""
+    name = f"{notebook} · {t.name}"
+    if t.manual:  # Gradescope's tests are automatic: its points are a manual question's (README)
+        said = f"written answer ({t.max_score:g} points): graded by a person, not by the autograder"
+        return [_entry(f"{name} (written answer)", 0.0, 0.0, said, "visible", None)]
+    full = "\n".join(x for x in (t.parts(), t.message) if x) or t.status
+    held = hidden_outcomes != "visible" and (t.hidden or t.hidden_checks > 0)
+    if not held:
+        return [_entry(name, t.score, t.max_score, full, "visible", t.status)]
+    entries = []
+    if t.visible_checks:  # what the visible checks found, at once (as the notebook itself shows)
+        failed = t.failed_in == "visible"
+        said = t.message if failed else f"{t.visible_checks} visible check{'s' if t.visible_checks != 1 else ''} passed"
+        entries.append(_entry(f"{name} (visible checks)", 0.0, 0.0, said, "visible", "failed" if failed else "passed"))
+    entries.append(_entry(name, t.score, t.max_score, full, hidden_outcomes, t.status))
+    return entries
+
+
+def to_gradescope(results: list[NotebookResult], hidden_outcomes: str = "after_published") -> dict:
+    """Gradescope's results.json: total score, one entry per test, hidden outcomes as the course chose."""
     tests, output = [], []
     for result in sorted(results, key=lambda r: r.notebook):
         if result.status != "graded":
             output.append(f"{result.notebook}: not graded: {'; '.join(result.errors)}")
-            tests.append(
-                {
-                    "name": f"{result.notebook}",
-                    "score": 0.0,
-                    "max_score": result.max_score,
-                    "status": "failed",
-                    "output": "; ".join(result.errors),
-                    "visibility": "visible",
-                }
-            )
+            tests.append(_entry(result.notebook, 0.0, result.max_score, "; ".join(result.errors), "visible", "failed"))
             continue
         for flag in result.flags:
             output.append(f"{result.notebook}: {flag}")
         for t in result.tests:
-            if t.manual:  # Gradescope's tests are automatic: a written answer is one of its manual questions
-                output.append(
-                    f"{result.notebook} · {t.name}: written answer ({t.max_score:g} points), graded by a person"
-                )
-                continue
-            tests.append(
-                {
-                    "name": f"{result.notebook} · {t.name}",
-                    "score": t.score,
-                    "max_score": t.max_score,
-                    "status": t.status,
-                    "output": "\n".join(x for x in (t.parts(), t.message) if x) or t.status,
-                    "visibility": "after_published" if t.hidden else "visible",
-                }
-            )
+            tests.extend(_test_entries(result.notebook, t, hidden_outcomes))
     return {
         "score": round(sum(t["score"] for t in tests), 6),
         "tests": tests,
-        "output": "\n".join(output) or "Graded by the attention-workbook autograder.",
+        "output": md("\n".join(output) or "Graded by the attention-workbook autograder."),
+        "output_format": "md",
         "visibility": "visible",
         "stdout_visibility": "hidden",
     }
@@ -123,9 +178,9 @@ def _lock_down(root: Path) -> Path:
 
 def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
-    opts = grade.Options(
-        root / "work" / "submissions", root / "work" / "results", jobs=grade.default_jobs(), quiet=True
-    )
+    # one kernel at a time unless told (AUTOGRADER_JOBS): os.cpu_count() sees the host's cores, not the container's share
+    jobs = max(1, int(os.environ.get("AUTOGRADER_JOBS", "1")))
+    opts = grade.Options(root / "work" / "submissions", root / "work" / "results", jobs=jobs, quiet=True)
     if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
         grade.prepare(opts, paths.notebook_names())
         return {}
@@ -136,7 +191,7 @@ def run(root: Path, prepare_only: bool = False) -> dict:
         if ".ipynb_checkpoints" not in path.parts:
             shutil.copyfile(path, opts.submissions / "submission" / path.name)
     try:
-        data = to_gradescope(grade.grade(opts))
+        data = to_gradescope(grade.grade(opts), settings()["hidden_outcomes"])
     finally:
         if opts.work_root is not None:
             shutil.rmtree(opts.work_root, ignore_errors=True)
@@ -148,8 +203,15 @@ def main(argv: list[str] | None = None) -> int:
     """Build the Gradescope autograder zip (--out autograder.zip)."""
     parser = argparse.ArgumentParser(prog="python -m autograder gradescope", description=main.__doc__)
     parser.add_argument("--out", type=Path, default=paths.BUILD / "autograder.zip")
+    parser.add_argument(
+        "--hidden-outcomes",
+        choices=HIDDEN_OUTCOMES,
+        default="after_published",
+        help="when learners see the points and messages of tests that hidden checks decide: after you publish "
+        "the grades (default), or at once",
+    )
     args = parser.parse_args(argv)
-    print(f"wrote {build_zip(args.out)}: upload it as the assignment's autograder on Gradescope")
+    print(f"wrote {build_zip(args.out, args.hidden_outcomes)}: upload it as the assignment's autograder on Gradescope")
     return 0
 
 

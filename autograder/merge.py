@@ -12,22 +12,26 @@ nbgrader's own API into a gradebook set up from the same sources.
 
 It refuses, before writing anything: a folder that is not a finished shard, shards
 graded from different sources or engine versions (or from other sources than this
-checkout's), shards of different counts, the same shard twice, a missing shard, and a
-learner found in two shards or in a shard their id does not hash to.
+checkout's), shards of different counts, the same shard twice, a missing shard, a
+learner found in two shards or in a shard their id does not hash to, and a notebook its
+shard's host could not grade (grade exited 3: run that shard again).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from autograder import grade, gradebook, runlock
 from autograder import shard as sharding
-from autograder.course import COURSE_ID
+from autograder.course import COURSE_ID, Course
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, write_json_atomic
 
@@ -111,6 +115,11 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
                 )
             elif state["result"]["status"] == "graded" and not state.get("recorded"):
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
+            host = [e for e in state["result"].get("errors", []) if e.startswith("host:")]
+            if host:  # grade exited 3 there: the next run of that shard grades it
+                problems.append(
+                    f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"
+                )
         states[folder] = held
     if problems:
         raise MergeError(
@@ -167,6 +176,48 @@ def copy_gradebook(src_db: Path, dest_db: Path) -> int:
     return copied
 
 
+@contextlib.contextmanager
+def building(out: Path) -> Iterator[Path]:
+    """A new folder next to `out` to build the merge in (one merge at a time; a killed merge's leftovers go)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = runlock.try_lock(out.parent / f".{out.name}.merge-lock")
+    if lock is None:
+        raise runlock.RunBusy(f"another merge into {out} is running")
+    tmp = out.parent / f".{out.name}.merging"
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)  # what a killed merge left: nothing in it is kept
+        tmp.mkdir()
+        yield tmp
+    finally:
+        lock.close()
+
+
+def _build(folders: list[Path], states: dict[Path, dict], out: Path, names: list[str], quiet: bool):
+    """Write the merged results folder's contents into `out`; returns every result."""
+    # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
+    needed = {
+        s["result"]["notebook"]
+        for held in states.values()
+        for s in held.values()
+        if s["result"]["status"] != "rejected"
+    }
+    course, _ = grade.prepare(grade.Options(submissions=Path(), out=out, quiet=quiet), sorted(needed & set(names)))
+    for folder in sorted(states, key=lambda f: str(f)):
+        _copy_tree(folder / ".state", out / ".state")
+        _copy_tree(folder / "feedback", out / "feedback")
+        for part in ("submitted", "autograded", "feedback"):
+            _copy_tree(folder / ".course" / part, course.root / part)
+        db = folder / ".course" / "gradebook.db"
+        if db.exists() and course.db_path.exists():
+            copy_gradebook(db, course.db_path)
+    results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
+    gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
+    write_reports(out, results)
+    histogram(results, out / "scores.png")
+    return results
+
+
 def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookResult]:
     """Merge the shards' results folders into `out` (new or empty); returns every result."""
     folders = [f.resolve() for f in folders]
@@ -183,32 +234,16 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
             f"the shards were graded from sources/engine {digest}, this checkout has {here}: "
             "merge from the checkout (and version of the grader) that graded them"
         )
-    out.mkdir(parents=True, exist_ok=True)
-    with runlock.results_folder(out):
-        # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
-        needed = {
-            s["result"]["notebook"]
-            for held in states.values()
-            for s in held.values()
-            if s["result"]["status"] != "rejected"
-        }
-        course, _ = grade.prepare(grade.Options(submissions=Path(), out=out, quiet=quiet), sorted(needed & set(names)))
-        for folder in sorted(states, key=lambda f: str(f)):
-            _copy_tree(folder / ".state", out / ".state")
-            _copy_tree(folder / "feedback", out / "feedback")
-            for part in ("submitted", "autograded", "feedback"):
-                _copy_tree(folder / ".course" / part, course.root / part)
-            db = folder / ".course" / "gradebook.db"
-            if db.exists() and course.db_path.exists():
-                copy_gradebook(db, course.db_path)
-        results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
-        gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
-        write_reports(out, results)
-        histogram(results, out / "scores.png")
+    with building(out) as tmp, runlock.results_folder(tmp):
+        results = _build(folders, states, tmp, names, quiet)
         write_json_atomic(
-            out / MERGE_FILE,
+            tmp / MERGE_FILE,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
         )
+        if out.exists():
+            out.rmdir()  # empty (checked above): the finished folder takes its place
+        os.replace(tmp, out)
+    Course(out / ".course").write_config()  # the course folder's config names where it now is
     return results
 
 

@@ -12,7 +12,7 @@ import nbformat
 
 from autograder import answers, launchers, membudget, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
-from autograder.execute import execute
+from autograder.execute import execute, not_started
 from autograder.feedback import make_inert, strip_hidden
 from autograder.harness import Harness, helpers_of_tests
 from autograder.job import Job
@@ -105,7 +105,10 @@ def authoring_error(result: NotebookResult, problems: list[str]) -> None:
 
 def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
     """Execute the notebook in the job's sandbox mode, then `after(client)`."""
-    manager = launchers.manager_class(job.launch, work, export, job.limits, uid)
+    try:
+        manager = launchers.manager_class(job.launch, work, export, job.limits, uid)
+    except OSError as exc:  # the host's doing (a uid it does not map, a full disk): retried, never scored
+        return not_started(nb, f"{HOST_FAILURE}: its sandbox could not be set up here ({exc!r})")
     memory_hit = False
     watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,38 +17,37 @@ from conftest import ROOT
 from support import PROBE_RULE_TEST, make_submission
 
 from autograder import answers, paths, sandbox
-from autograder.gradescope import build_zip
+from autograder.gradescope import build_zip, to_gradescope
 from autograder.launchers import KernelJob
 from autograder.limits import Limits
+from autograder.results import NotebookResult
+from autograder.results import TestResult as Verdict
 
 NB01 = "01_scaled_dot_product_attention"
 STATUSES = {"passed", "failed"}
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+FORMATS = {"text", "html", "simple_format", "md", "ansi"}
+TEST_FIELDS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format"}
+TEST_FIELDS |= {"tags", "visibility", "extra_data"}
+TOP_FIELDS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format"}
+TOP_FIELDS |= {"visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
 
 
 def validate_results(data: dict) -> None:
-    """The parts of Gradescope's results.json specification this autograder uses."""
-    assert isinstance(data["score"], (int, float))
+    """Gradescope's results.json specification (gradescope-autograders.readthedocs.io, "Autograder Specifications")."""
+    assert set(data) <= TOP_FIELDS, set(data) - TOP_FIELDS
+    assert isinstance(data["score"], (int, float)) and not isinstance(data["score"], bool)
     assert isinstance(data["tests"], list) and data["tests"]
     for test in data["tests"]:
-        assert set(test) <= {
-            "score",
-            "max_score",
-            "status",
-            "name",
-            "number",
-            "output",
-            "tags",
-            "visibility",
-            "extra_data",
-            "output_format",
-            "name_format",
-        }
+        assert set(test) <= TEST_FIELDS, set(test) - TEST_FIELDS
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
         assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
         assert 0 <= test["score"] <= test["max_score"]
-        assert test["status"] in STATUSES and test["visibility"] in VISIBILITIES
-    assert data.get("visibility", "visible") in VISIBILITIES
+        assert test.get("status", "passed") in STATUSES, test
+        assert test["visibility"] in VISIBILITIES and test["output_format"] in FORMATS
+    for key in ("visibility", "stdout_visibility"):
+        assert data.get(key, "visible") in VISIBILITIES
+    assert data.get("output_format", "text") in FORMATS
     assert abs(data["score"] - sum(t["score"] for t in data["tests"])) < 1e-9
 
 
@@ -55,17 +55,61 @@ def test_zip_layout(tmp_path):
     path = build_zip(tmp_path / "autograder.zip")
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
-        assert {"setup.sh", "run_autograder", "source/requirements.txt"} <= names
-        assert f"source/solutions/{NB01}.ipynb" in names and "source/autograder/grade.py" in names
+        assert {"setup.sh", "run_autograder", "requirements-grader.txt", "gradescope.json"} <= names
+        assert f"solutions/{NB01}.ipynb" in names and "autograder/grade.py" in names
+        assert not any(n.startswith("source/") for n in names), "Gradescope unpacks the zip INTO /autograder/source"
         assert (zf.getinfo("run_autograder").external_attr >> 16) & 0o111
+        assert json.loads(zf.read("gradescope.json")) == {"hidden_outcomes": "after_published"}
+        setup = zf.read("setup.sh").decode()
+    assert "requirements-grader.txt" in setup and "requirements.txt" not in setup.replace("-grader.txt", "")
+    assert "3, 11" in setup and "24.04" in setup  # the Python it needs and the base image that has it
+    with pytest.raises(ValueError):
+        build_zip(tmp_path / "x.zip", hidden_outcomes="sometimes")
 
 
-def _autograder_root(tmp_path, nb) -> Path:
-    """A folder laid out like Gradescope's /autograder, holding one submitted notebook."""
-    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip")) as zf:
-        zf.extractall(tmp_path / "autograder")
+def test_written_answers_and_messages_in_gradescope_terms():
+    t = Verdict("q_why", 0.0, 2.0, "needs manual grading", manual=True)
+    shown = Verdict(
+        "test_x",
+        0.0,
+        1.0,
+        "failed",
+        "see [here](http://x) <img src=y> *",
+        visible_checks=2,
+        hidden_checks=1,
+        failed_in="hidden",
+    )
+    data = to_gradescope([NotebookResult("s", NB01, "graded", tests=[t, shown])])
+    validate_results(data)
+    written, visible, held = data["tests"]
+    assert written["max_score"] == 0 and "status" not in written and "graded by a person" in written["output"]
+    assert visible["visibility"] == "visible" and visible["status"] == "passed" and "hidden" not in visible["output"]
+    assert held["visibility"] == "after_published" and held["max_score"] == 1.0
+    # learner-derived text is never markup: every Markdown or HTML character is escaped
+    assert re.search(r"(?<!\\)[\[\]<>()*]", held["output"]) is None, held["output"]
+    assert "\\[here\\]\\(http://x\\)" in held["output"] and "\\<img" in held["output"]
+    at_once = to_gradescope([NotebookResult("s", NB01, "graded", tests=[shown])], hidden_outcomes="visible")
+    assert [t["visibility"] for t in at_once["tests"]] == ["visible"]
+
+
+def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published") -> Path:
+    """/autograder as Gradescope builds it: the zip unpacked into source/, run_autograder copied beside it, setup.sh run."""
     root = tmp_path / "autograder"
-    os.chmod(root / "run_autograder", 0o755)
+    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", hidden_outcomes)) as zf:
+        zf.extractall(root / "source")
+    for name in ("setup.sh", "run_autograder"):
+        os.chmod(root / "source" / name, 0o755)  # zipfile drops the modes Gradescope's unzip keeps
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    setup = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")],
+        env={**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_APT": "0", "AUTOGRADER_VENV": sys.prefix},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=root / "source",
+    )
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    assert "course ready" in setup.stdout
     (root / "submission").mkdir()
     (root / "results").mkdir()
     nbformat.write(nb, root / "submission" / f"{NB01}.ipynb")
@@ -73,12 +117,18 @@ def _autograder_root(tmp_path, nb) -> Path:
 
 
 def _run_autograder(root: Path, **env) -> dict:
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable, **env}
-    proc = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_VENV": sys.prefix, **env}
+    proc = subprocess.run(
+        [str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900, cwd=root
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((root / "results" / "results.json").read_text())
     validate_results(data)
     return data
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text).replace("  \n", "\n")
 
 
 @pytest.mark.slow
@@ -86,12 +136,16 @@ def test_run_autograder_writes_valid_results(tmp_path):
     nb = make_submission(NB01, ROOT / "tests" / "catalogue" / NB01 / "wrong_no_scale.py")
     root = _autograder_root(tmp_path, nb)
     data = _run_autograder(root)
-    assert 0 < data["score"] < sum(t["max_score"] for t in data["tests"])
-    # only a test with no visible check is published after grades are (issue 17); every test of
-    # notebook 01 now has visible checks, so each is shown at once, hidden parts included in its text
-    held_back = [t["name"] for t in data["tests"] if t["visibility"] == "after_published"]
-    assert held_back == [], f"tests with visible checks held back until publishing: {held_back}"
-    assert any("√d_k" in t["output"] for t in data["tests"])
+    scored = [t for t in data["tests"] if t["max_score"] > 0]
+    assert 0 < data["score"] < sum(t["max_score"] for t in scored)
+    held_back = [t for t in scored if t["visibility"] == "after_published"]
+    assert held_back, "by default, tests that hidden checks decide are shown after publishing"
+    assert all(t["visibility"] in ("visible", "after_published") for t in data["tests"])
+    for t in data["tests"]:  # nothing shown at once says what a hidden check found
+        if t["visibility"] == "visible":
+            assert not re.search(r"hidden checks? passed|hidden checks:", _plain(t["output"])), t
+    assert any("√d_k" in _plain(t["output"]) for t in data["tests"])
+    assert all(t["output_format"] == "md" for t in data["tests"])
     shutil.rmtree(root / "work", ignore_errors=True)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import nbformat
 import pytest
 from jupyter_client.manager import AsyncKernelManager
@@ -49,11 +51,43 @@ def test_a_kernel_that_fails_to_start_once_is_started_again(tmp_path, monkeypatc
     assert result.status == "graded" and result.score == result.auto_max > 0, result.errors
 
 
-def test_a_host_that_keeps_failing_gives_an_error_row_that_the_next_run_grades(tmp_path, monkeypatch):
+def _main(tmp_path) -> tuple[int, dict]:
+    """`grade` from its command line (unsafe: the failing host is simulated in this process); exit code and row."""
+    subs = tmp_path / "subs" / "ann"
+    subs.mkdir(parents=True, exist_ok=True)
+    nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
+    out = tmp_path / "out"
+    code = grade.main([str(subs.parent), "--out", str(out), "--jobs", "1", "--unsafe", "--quiet"])
+    (row,) = json.loads((out / "results.json").read_text())["submissions"]
+    row["auto_max"] = sum(t["max_score"] for t in row["tests"] if not t.get("manual"))  # written answers: a person's
+    return code, row
+
+
+def test_a_host_that_keeps_failing_gives_an_error_row_that_the_next_run_grades(tmp_path, monkeypatch, capsys):
     _failing_starts(monkeypatch, failures=99)
-    result = _grade(tmp_path)
-    assert result.status == "error" and result.score == 0
-    assert result.errors[0].startswith("host: the kernel did not start"), result.errors
+    code, row = _main(tmp_path)
+    assert code == grade.EXIT_HOST, "a run that could not grade must say so to its scheduler"
+    assert row["status"] == "error" and row["score"] == 0
+    assert row["errors"][0].startswith("host: the kernel did not start"), row["errors"]
+    assert "run the same command again" in capsys.readouterr().err
     monkeypatch.undo()  # the host is mended: the same, unchanged submission is graded again
-    result = _grade(tmp_path)
-    assert result.status == "graded" and result.score == result.auto_max > 0, result.errors
+    code, row = _main(tmp_path)
+    assert code == 0 and row["status"] == "graded" and row["score"] == row["auto_max"] > 0, row["errors"]
+
+
+def test_a_sandbox_the_host_cannot_set_up_is_a_host_failure_not_a_grader_error(tmp_path, monkeypatch):
+    """A uid the host does not map (a pod's namespace) fails os.chown: that is retried, never kept as final."""
+    calls = [0]
+
+    def unmapped_uid(*args):
+        calls[0] += 1
+        raise OSError(22, "Invalid argument")  # what os.chown says for a uid outside the namespace
+
+    monkeypatch.setattr(launchers, "manager_class", unmapped_uid)
+    code, row = _main(tmp_path)
+    assert calls[0] == 2 and code == grade.EXIT_HOST  # tried twice in the run, then left for the next run
+    assert row["errors"][0].startswith("host: the kernel did not start: its sandbox could not be set up")
+    assert not any(e.startswith("grader error") for e in row["errors"]), row["errors"]
+    monkeypatch.undo()
+    code, row = _main(tmp_path)
+    assert code == 0 and row["status"] == "graded" and row["errors"] == [], row["errors"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -60,3 +62,24 @@ def test_the_folder_is_free_again_when_the_run_ends(tmp_path):
         pass
     with runlock.results_folder(tmp_path):  # a finished (or killed) run leaves no lock behind
         pass
+
+
+def test_the_uid_lock_is_per_machine_whatever_tmpdir_says(other_run, tmp_path):
+    """Slurm gives each job its own TMPDIR: two runs on one node must still take different blocks."""
+    _, theirs = other_run
+    own_tmp = tmp_path / "job-tmp"
+    own_tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_LOCK_DIR"}
+    hold = HOLD.format(root=str(ROOT), out=str(tmp_path / "mine"))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True, env={**env, "TMPDIR": str(own_tmp)}
+    )
+    try:
+        mine = int(proc.stdout.readline())
+    finally:
+        proc.kill()
+        proc.wait()
+    assert mine != theirs
+    assert not any(own_tmp.iterdir())  # nothing of the lock under the job's TMPDIR
+    assert runlock.default_lock_dir({"TMPDIR": str(own_tmp)}) == runlock.default_lock_dir({})
+    assert runlock.default_lock_dir({"AUTOGRADER_LOCK_DIR": "/srv/locks"}) == Path("/srv/locks")

@@ -220,7 +220,7 @@ def test_kubernetes_manifests():
     assert "-m autograder merge /data/results/shards/*" in merge_command
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
     assert volumes["data"] == {v["name"]: v for v in merge_job["spec"]["template"]["spec"]["volumes"]}["data"]
-    assert "job/grade-shards" in (DEPLOY / "kubernetes" / "run.sh").read_text()
+    assert "run_job grade-shards" in (DEPLOY / "kubernetes" / "run.sh").read_text()
 
 
 def test_deploy_scripts_are_valid_shell():
