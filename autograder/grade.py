@@ -34,7 +34,7 @@ from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
-from autograder.results import NotebookResult, clean_text, write_json_atomic
+from autograder.results import AUTHORING, NotebookResult, clean_text, write_json_atomic
 
 if TYPE_CHECKING:
     from autograder.job import Job
@@ -419,10 +419,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 EXIT_HOST = 3  # a row is a host failure: run the same command again (README "Exit codes")
+EXIT_AUTHORING = 4  # a source notebook's own checks failed as written: fix it, then grade again
 
 
 def exit_code(results: list[NotebookResult]) -> int:
     """0 when every submission has a row on its merits; EXIT_HOST when some could not be graded here."""
+    if any(e.startswith(AUTHORING) for r in results for e in r.errors):
+        return EXIT_AUTHORING  # (the summary names the notebook and what failed)
     host = [r for r in results if any(e.startswith("host:") for e in r.errors)]
     if not host:
         return 0
