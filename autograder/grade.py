@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,11 +51,13 @@ class Options:
 
     submissions: Path
     out: Path
+    _: KW_ONLY
     jobs: int = 1
-    unsafe: bool = False
+    # how kernels are started, as launchers.choose() picked it (the only place a mode is picked);
+    # None: picked there when the run starts, the strongest sandbox that runs here
+    sandbox: launchers.Launcher | None = None
     limits: Limits = Limits()
     quiet: bool = False
-    mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
     shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
     # jobs in this process, not in spawned workers: only for tests that patch the worker's
@@ -327,7 +329,7 @@ def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
 
 def grade(opts: Options) -> list[NotebookResult]:
     """Grade every submission; returns all results held in opts.out (one live run per results folder)."""
-    how = launchers.choose(opts.unsafe, opts.mode)
+    how = opts.sandbox or launchers.choose()
     uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)  # one uid per job: a block
     with runlock.results_folder(opts.out), uids as uid_base:
         if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
@@ -398,7 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     except sharding.ShardError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
-    opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
+    opts = Options(
+        args.submissions.resolve(),
+        args.out.resolve(),
+        jobs=max(1, args.jobs),
+        sandbox=how,
+        limits=limits,
+        quiet=args.quiet,
+    )
     opts.shard = shard
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)

@@ -160,8 +160,7 @@ def to_gradescope(results: list[NotebookResult], hidden_outcomes: str = "after_p
 
 def _choose_sandbox(opts: grade.Options, root: Path) -> None:
     """The full sandbox where bubblewrap works, else the reduced one, else none (launchers.choose decides)."""
-    how = launchers.choose(container=True)
-    opts.mode, opts.unsafe = how.mode, not how.sandboxed
+    how = opts.sandbox = launchers.choose(container=True)
     if how.mode == "user-only":
         opts.work_root = _lock_down(root)
 

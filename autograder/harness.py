@@ -156,6 +156,9 @@ class Harness:
         self.given = [c.source for c in source_nb.cells if c.cell_type == "code" and not answers.is_answer(c)]
         self._globals: dict[str, object] = {}
         self.authoring: list[str] = []
+        # names the notebook computes (EPOCHS = scaled(3, 1)): not recomputed here, so a definition
+        # that reads one (a default argument) is left undefined, as no test may rely on it
+        self.computed = set().union(*(defined_names(c.source) for c in source_nb.cells if c.cell_type == "code"))
 
     def _define(self, code: types.CodeType, where: str) -> None:
         """Run the instructor's definitions here; a failure is theirs, unless the learner's code raised it."""
@@ -164,6 +167,9 @@ class Harness:
                 exec(code, self.base)  # noqa: S102 - instructor code
         except RemoteError:
             return  # a definition that called the learner's code (a default, a decorator): that code failed
+        except NameError as exc:
+            if exc.name not in self.computed:
+                self.authoring.append(f"{where}: NameError: {str(exc)[:300]}")
         except Exception as exc:  # noqa: BLE001 - reported to the instructor, whatever it is
             self.authoring.append(f"{where}: {type(exc).__name__}: {str(exc)[:300]}")
 

@@ -25,7 +25,7 @@ import plain_nbgrader  # noqa: E402
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper  # noqa: E402
 from support import make_submission  # noqa: E402
 
-from autograder import grade, sandbox  # noqa: E402
+from autograder import grade, launchers, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 HOST_HARMFUL = {"fork_bomb", "memory_hog", "kill_others", "write_outside", "output_flood", "stall_kernel", "network"}
@@ -46,7 +46,12 @@ def ours(work: Path, unsafe: bool) -> tuple[dict, float]:
     nbformat.write(make_submission(NB01, None), subs / "honest" / f"{NB01}.ipynb")
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128)
     opts = grade.Options(
-        subs, work / ("out-unsafe" if unsafe else "out"), jobs=1, unsafe=unsafe, limits=limits, quiet=True
+        subs,
+        work / ("out-unsafe" if unsafe else "out"),
+        jobs=1,
+        sandbox=launchers.choose(unsafe=unsafe),
+        limits=limits,
+        quiet=True,
     )
     t0 = time.perf_counter()
     results = {r.student_id: r for r in grade.grade(opts)}
@@ -85,7 +90,7 @@ def main() -> int:
         runs = []
         for rep in range(3):
             out = work / f"cost-out-{unsafe}-{rep}"
-            opts = grade.Options(sub, out, jobs=1, unsafe=unsafe, limits=Limits(), quiet=True)
+            opts = grade.Options(sub, out, jobs=1, sandbox=launchers.choose(unsafe=unsafe), limits=Limits(), quiet=True)
             grade.grade(opts)
             runs.append(next(iter(grade._load_state(out).values()))["result"]["seconds"])
         costs.append(min(runs))

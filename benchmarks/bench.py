@@ -30,7 +30,7 @@ import plain_nbgrader  # noqa: E402
 from attack_support import ZERO_ANSWERS, attack_files  # noqa: E402
 from support import catalogue_entries, make_submission  # noqa: E402
 
-from autograder import answers, grade, paths, preload, sandbox  # noqa: E402
+from autograder import answers, grade, launchers, paths, preload, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 from autograder.reference import kernel_env  # noqa: E402
 
@@ -87,7 +87,7 @@ def run_grade(subs: Path, out: Path, jobs: int, reference_cache: Path) -> tuple[
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     shutil.copytree(reference_cache, out, dirs_exist_ok=True)  # per-course set-up, as on a re-run
-    opts = grade.Options(subs, out, jobs=jobs, unsafe=bool(sandbox.available()), limits=Limits(), quiet=True)
+    opts = grade.Options(subs, out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True)
     t0 = time.perf_counter()
     results = grade.grade(opts)
     return time.perf_counter() - t0, results

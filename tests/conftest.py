@@ -15,7 +15,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import catalogue_submissions, make_submission  # noqa: E402
 
-from autograder import coursecache, grade, paths, release, sandbox  # noqa: E402
+from autograder import coursecache, grade, launchers, paths, release, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 NAMES = paths.notebook_names()
@@ -31,7 +31,9 @@ def pytest_collection_modifyitems(items) -> None:
 
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     """Grade a folder; results keyed by 'student/notebook'."""
-    opts = grade.Options(submissions, out, jobs=jobs, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)
+    opts = grade.Options(
+        submissions, out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+    )
     return {r.key: r for r in grade.grade(opts)}
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from bad_inputs import FORMULA_NAMES, GOOD, NB01, build_bad_inputs, write_zip
 
-from autograder import answers, feedback, grade, intake, paths, report
+from autograder import answers, feedback, grade, intake, launchers, paths, report
 from autograder.course import Course
 from autograder.limits import Limits
 from autograder.results import NotebookResult
@@ -124,7 +124,9 @@ def test_an_unexpected_failure_is_one_error_row(tmp_path, monkeypatch):
 def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_path, monkeypatch):
     (tmp_path / "subs" / "ann").mkdir(parents=True)
     (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD)
-    opts = grade.Options(tmp_path / "subs", tmp_path / "out", unsafe=True, limits=Limits(), quiet=True)
+    opts = grade.Options(
+        tmp_path / "subs", tmp_path / "out", sandbox=launchers.choose(unsafe=True), limits=Limits(), quiet=True
+    )
     course = Course(tmp_path / "out" / ".course")
 
     def todo():
@@ -153,7 +155,7 @@ def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
             Broken.calls += 1
             raise RuntimeError("nbgrader choked")
 
-    opts = grade.Options(tmp_path, tmp_path / "out", unsafe=True, limits=Limits(), quiet=True)
+    opts = grade.Options(tmp_path, tmp_path / "out", sandbox=launchers.choose(unsafe=True), limits=Limits(), quiet=True)
     result = NotebookResult("ann", NB01, "graded", score=1, max_score=2, content_hash="abc")
     grade._save_state(opts.out, result, "digest")
     grade.finish(opts, Broken())

@@ -61,3 +61,21 @@ def test_the_kernel_environment_is_defined_once():
     for path in (ROOT / "autograder").glob("*.py"):
         if path.name != "reference.py":
             assert not re.search(r"MPLCONFIGDIR|PYTHONHASHSEED", path.read_text()), f"{path.name} defines kernel env"
+
+
+def test_trusted_code_gets_the_strongest_sandbox_here_or_none(monkeypatch):
+    """The project's own code (samples, tests, benchmarks) asks choose(), never decides unsafe itself."""
+    monkeypatch.setattr(sandbox, "available", lambda: "no bubblewrap (simulated)")
+    assert launchers.choose(trusted=True).mode == "unsafe"
+    with pytest.raises(launchers.NoSandbox, match="simulated"):
+        launchers.choose()  # learners' code: no sandbox is an error, not a fallback
+    monkeypatch.setattr(sandbox, "available", lambda: None)
+    assert launchers.choose(trusted=True).sandboxed
+
+
+def test_no_module_but_launchers_picks_a_mode():
+    """README: choose() is the only place a mode is picked; the others carry the Launcher it returns."""
+    for path in [*(ROOT / "autograder").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]:
+        text = path.read_text()
+        if path.name != "launchers.py":
+            assert not re.search(r"unsafe=bool\(|\.mode\s*=(?!=)|opts\.unsafe", text), path

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, SANDBOX_PROBLEM
+from conftest import ROOT
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import answers, grade, paths
+from autograder import answers, grade, launchers, paths
 from autograder.course import COURSE_ID
 from autograder.limits import Limits
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL
@@ -59,7 +59,9 @@ def graded(tmp_path_factory):
             cell.source = ANSWER
     (tmp / "subs" / "wes").mkdir(parents=True)
     nbformat.write(nb, tmp / "subs" / "wes" / f"{NB03}.ipynb")
-    opts = grade.Options(tmp / "subs", tmp / "out", jobs=1, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)
+    opts = grade.Options(
+        tmp / "subs", tmp / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+    )
     (result,) = grade.grade(opts)
     return opts, result
 
