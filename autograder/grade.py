@@ -34,7 +34,7 @@ from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
-from autograder.results import AUTHORING, NotebookResult, clean_text, write_json_atomic
+from autograder.results import NotebookResult, Problem, clean_text, problems, write_json_atomic
 
 if TYPE_CHECKING:
     from autograder.job import Job
@@ -125,7 +125,7 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
         if isinstance(item, NotebookResult):
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
-        host_failure = any(e.startswith("host:") for e in old["result"].get("errors", [])) if old else False
+        host_failure = Problem.HOST in problems(old["result"].get("errors", [])) if old else False
         if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash and not host_failure:
             continue  # unchanged submission, same sources and engine: keep its grade (a host failure is retried)
         todo.append(
@@ -433,9 +433,9 @@ EXIT_AUTHORING = 4  # a source notebook's own checks failed as written: fix it, 
 
 def exit_code(results: list[NotebookResult]) -> int:
     """0 when every submission has a row on its merits; EXIT_HOST when some could not be graded here."""
-    if any(e.startswith(AUTHORING) for r in results for e in r.errors):
+    if any(Problem.AUTHORING in problems(r.errors) for r in results):
         return EXIT_AUTHORING  # (the summary names the notebook and what failed)
-    host = [r for r in results if any(e.startswith("host:") for e in r.errors)]
+    host = [r for r in results if r.retry_next_run]
     if not host:
         return 0
     print(

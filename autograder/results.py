@@ -4,11 +4,43 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import KW_ONLY, asdict, dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 
-NEEDS_MANUAL = "needs manual grading"
-GRADED_BY_HAND = "graded by hand"
+
+class Status(StrEnum):
+    """A notebook's status (its JSON spelling is the value)."""
+
+    GRADED = "graded"
+    REJECTED = "rejected"  # intake refused the file: its reason is in errors
+    ERROR = "error"  # the grader could not finish it: a host failure, an authoring error, a grader bug
+
+
+class Outcome(StrEnum):
+    """One test's outcome (its JSON spelling is the value)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NEEDS_MANUAL = "needs manual grading"  # a written answer no person has scored yet
+    GRADED_BY_HAND = "graded by hand"
+
+
+class Problem(StrEnum):
+    """Why a notebook has no grade on its merits: the prefix its error text starts with."""
+
+    HOST = "host:"  # not the learner's doing, nor the source's: graded again by the next run
+    AUTHORING = "authoring error in the source notebook"  # the instructor's code failed: fix the source
+    GRADER = "grader error"  # a bug or a dead worker: graded again when the submission or the grader changes
+
+
+def problems(errors: list[str]) -> set[Problem]:
+    """The kinds of problem a result's errors name (errors are stored as text, the kind as its prefix)."""
+    return {kind for kind in Problem for e in errors if isinstance(e, str) and e.startswith(kind.value)}
+
+
+NEEDS_MANUAL = Outcome.NEEDS_MANUAL.value
+GRADED_BY_HAND = Outcome.GRADED_BY_HAND.value
 
 
 @dataclass
@@ -18,7 +50,8 @@ class TestResult:
     name: str
     score: float
     max_score: float
-    status: str  # "passed" | "failed"
+    status: str  # an Outcome's value
+    _: KW_ONLY
     message: str = ""
     hidden: bool = False  # every check of this test is hidden (a test with visible checks is not)
     nbgrader_passed: bool | None = None
@@ -53,7 +86,7 @@ class NotebookResult:
 
     student_id: str
     notebook: str
-    status: str  # "graded" | "rejected" | "error"
+    status: str  # a Status's value
     score: float = 0.0
     max_score: float = 0.0
     tests: list[TestResult] = field(default_factory=list)
@@ -66,6 +99,11 @@ class NotebookResult:
     @property
     def key(self) -> str:
         return f"{self.student_id}/{self.notebook}"
+
+    @property
+    def retry_next_run(self) -> bool:
+        """A host failure: not the learner's doing, so the next run grades it again, changed or not."""
+        return Problem.HOST in problems(self.errors)
 
     @property
     def auto_max(self) -> float:
@@ -136,7 +174,7 @@ def write_json_atomic(path: Path, data: object) -> None:
     os.replace(tmp, path)
 
 
-AUTHORING = "authoring error in the source notebook (the instructor's code, not the learner's)"
+AUTHORING = Problem.AUTHORING.value
 
 
 @dataclass

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from autograder import answers
 from autograder.feedback import strip_hidden
-from autograder.results import NEEDS_MANUAL, NotebookResult, TestResult, TrustedVerdict
+from autograder.results import NEEDS_MANUAL, NotebookResult, Outcome, TestResult, TrustedVerdict
 
 WRITTEN = "a written answer: a person grades it (nbgrader formgrader, or python -m autograder mark)"
 
@@ -52,7 +52,8 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
     for cell in source.cells:
         if answers.is_written(cell):  # a person gives these points: none until then
             points = float(cell.metadata.nbgrader.get("points", 0))
-            result.tests.append(TestResult(answers.grade_id(cell), 0.0, points, NEEDS_MANUAL, WRITTEN, manual=True))
+            test = TestResult(answers.grade_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
+            result.tests.append(test)
         if not answers.is_test(cell):
             continue
         test = answers.grade_id(cell)
@@ -68,14 +69,14 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
                 test,
                 points if passed else 0.0,
                 points,
-                "passed" if passed else "failed",
-                verdict.message,
-                hidden_only(cell.source),
-                in_kernel,
-                passed,
-                verdict.checks.get("visible", 0),
-                verdict.checks.get("hidden", 0),
-                verdict.failed_in,
+                Outcome.PASSED if passed else Outcome.FAILED,
+                message=verdict.message,
+                hidden=hidden_only(cell.source),
+                nbgrader_passed=in_kernel,
+                trusted_passed=passed,
+                visible_checks=verdict.checks.get("visible", 0),
+                hidden_checks=verdict.checks.get("hidden", 0),
+                failed_in=verdict.failed_in,
             )
         )
     result.flags += [str(f) for f in dict.fromkeys(flags) if str(f) not in result.flags]

@@ -70,3 +70,16 @@ def test_each_part_says_what_it_did():
     assert mixed.parts() == "3 visible checks passed, hidden checks: 1 failed (1 passed before it)"
     mixed.failed_in, mixed.visible_checks, mixed.hidden_checks = "visible", 1, 0
     assert mixed.parts() == "visible checks: 1 failed, hidden checks not run"
+
+
+def test_kinds_are_typed_and_their_json_spelling_unchanged():
+    import json
+
+    from autograder.results import Outcome, Problem, Status, problems
+
+    result = NotebookResult("ann", "01_x", Status.ERROR, errors=["host: the kernel did not start (again)"])
+    assert result.retry_next_run and problems(result.errors) == {Problem.HOST}
+    assert not NotebookResult("ben", "01_x", Status.ERROR, errors=["grader error: boom"]).retry_next_run
+    text = json.dumps({"status": Status.GRADED, "test": Outcome.PASSED})
+    assert text == '{"status": "graded", "test": "passed"}'
+    assert Status("graded") is Status.GRADED and Status.GRADED == "graded"
