@@ -15,7 +15,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import secrets
 import sys
 import time
 import traceback
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, launchers, paths, runlock, sandbox
+from autograder import answers, coursekey, feedback, intake, launchers, paths, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
@@ -58,6 +57,9 @@ class Options:
     mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
     shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
+    key_file: Path | None = None  # the course key (autograder.coursekey; default $AUTOGRADER_KEY_FILE, RESULTS/.key)
+    seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
+    similarity: bool = False  # write the similarity report at the end (autograder.similarity)
 
     @property
     def work_dir(self) -> Path:
@@ -134,6 +136,7 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
                 secret,
                 opts.work_dir,
                 opts.limits,
+                seed_id=opts.seed_id,
             )
         )
     return todo
@@ -290,7 +293,23 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
+    if opts.similarity:
+        from autograder import similarity
+
+        similarity.write(opts.out, results)
     return results
+
+
+def _course_key(opts: Options) -> bytes:
+    """The course key for this run (made if missing), recorded by fingerprint; shards must name theirs."""
+    if opts.shard is not None and opts.key_file is None and not os.environ.get(coursekey.KEY_ENV):
+        raise coursekey.CourseKeyError(
+            f"a sharded run needs the course's one key: give --key FILE or set {coursekey.KEY_ENV} "
+            "(the same file for every shard; it is made on first use)"
+        )
+    key = coursekey.load(coursekey.locate(opts.key_file, opts.out))
+    coursekey.claim(opts.out, key)
+    return key
 
 
 def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
@@ -333,8 +352,8 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     items = sharding.select(intake.collect(opts.submissions, known), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
-    sharding.record(opts.out, opts.shard, digest)
-    secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
+    secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
+    sharding.record(opts.out, opts.shard, digest, coursekey.fingerprint(secret))
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
@@ -365,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
+    parser.add_argument("--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)")
+    parser.add_argument("--no-similarity", action="store_true", help="skip the similarity report")
     args = parser.parse_args(argv)
     try:
         how = launchers.choose(args.unsafe)
@@ -386,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
-    opts.shard = shard
+    opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -396,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         OSError,
         runlock.RunBusy,
         sharding.ShardError,
+        coursekey.CourseKeyError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ nbgrader's own API into a gradebook set up from the same sources.
 
 It refuses, before writing anything: a folder that is not a finished shard, shards
 graded from different sources or engine versions (or from other sources than this
-checkout's), shards of different counts, the same shard twice, a missing shard, and a
+checkout's), shards graded with different course keys (their fingerprints differ), shards of different counts, the same shard twice, a missing shard, and a
 learner found in two shards or in a shard their id does not hash to.
 """
 
@@ -78,6 +78,13 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
             + " (re-grade the odd ones from the same checkout)"
         )
     (digest,) = digests
+    keys = {r.get("key") for r in records.values()}
+    if len(keys) > 1:
+        raise MergeError(
+            "shards graded with different course keys: "
+            + "; ".join(f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items())
+            + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
+        )
     by_index: dict[int, list[Path]] = {}
     for folder, record in records.items():
         by_index.setdefault(record["index"], []).append(folder)
@@ -201,6 +208,9 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
             db = folder / ".course" / "gradebook.db"
             if db.exists() and course.db_path.exists():
                 copy_gradebook(db, course.db_path)
+        (key,) = {sharding.read(f)["key"] for f in states}
+        if key:
+            write_json_atomic(out / "key.json", {"fingerprint": key})  # the merged folder's key, by name only
         results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
         gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
         write_reports(out, results)

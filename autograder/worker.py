@@ -33,10 +33,11 @@ class Job:
     content_hash: str
     source_path: Path
     release_path: Path
-    secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
+    secret: bytes  # the course key (autograder.coursekey): hidden inputs are drawn from it, per learner
     work_root: Path
     limits: Limits
     launch: Launch = Launch("unsafe")  # the sandbox mode its kernel starts in (autograder.launchers)
+    seed_id: str = ""  # the learner id hidden inputs are drawn for (default: student_id)
 
 
 HOST_FAILURE = "the kernel did not start"
@@ -99,7 +100,8 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, verdic
         link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
-        verdicts.update(Harness(source, answer_sources, link, job.secret).run())
+        learner = (job.seed_id or job.student_id, job.notebook)
+        verdicts.update(Harness(source, answer_sources, link, job.secret, learner).run())
 
     return run
 

@@ -15,7 +15,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import catalogue_submissions, make_submission  # noqa: E402
 
-from autograder import coursecache, grade, paths, release, sandbox  # noqa: E402
+from autograder import coursecache, coursekey, grade, paths, release, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 
 NAMES = paths.notebook_names()
@@ -43,6 +43,15 @@ def course_cache(tmp_path_factory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(coursecache.CACHE_ENV, str(folder))
         yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def course_key(tmp_path_factory) -> Iterator[Path]:
+    """One course key for the whole session, as a course keeps one (shards and subprocesses included)."""
+    path = tmp_path_factory.mktemp("course-key") / "course.key"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(coursekey.KEY_ENV, str(path))
+        yield path
 
 
 @pytest.fixture(scope="session")

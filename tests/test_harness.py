@@ -21,11 +21,11 @@ from autograder.harness import (
     _SecretSeeds,
     compiled,
     definitions,
-    derive_seed,
     forbidden_rules,
     free_names,
     prelude,
 )
+from autograder.coursekey import derive_seed
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink
@@ -82,9 +82,13 @@ def test_every_seed_is_mixed_with_the_secret():
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(code)))
     assert ast.unparse(tree).count("__wb_seed__(") == 3
     one, two = secrets.token_bytes(32), secrets.token_bytes(32)
-    assert derive_seed(one, "t", 1) != derive_seed(two, "t", 1)
-    assert derive_seed(one, "t", 1) != derive_seed(one, "u", 1)
-    assert derive_seed(one, "t", 1) == derive_seed(one, "t", 1)
+    seed = derive_seed(one, "ada", "01_x", "t", 1)
+    assert seed != derive_seed(two, "ada", "01_x", "t", 1)  # another course
+    assert seed != derive_seed(one, "ben", "01_x", "t", 1)  # another learner
+    assert seed != derive_seed(one, "ada", "02_x", "t", 1)  # another notebook
+    assert seed != derive_seed(one, "ada", "01_x", "u", 1)  # another test
+    assert seed != derive_seed(one, "ada", "01_x", "t", 2)  # another seed of the cell
+    assert seed == derive_seed(one, "ada", "01_x", "t", 1)  # the same on every run
 
 
 def test_free_names():
