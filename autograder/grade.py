@@ -384,7 +384,9 @@ def main(argv: list[str] | None = None) -> int:
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
-    parser.add_argument("--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)")
+    parser.add_argument(
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)"
+    )
     parser.add_argument("--no-similarity", action="store_true", help="skip the similarity report")
     args = parser.parse_args(argv)
     try:

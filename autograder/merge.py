@@ -82,7 +82,9 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
     if len(keys) > 1:
         raise MergeError(
             "shards graded with different course keys: "
-            + "; ".join(f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items())
+            + "; ".join(
+                f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items()
+            )
             + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
         )
     by_index: dict[int, list[Path]] = {}

@@ -189,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("student")
     parser.add_argument("notebook")
     parser.add_argument("test", help="the test's grade_id (as in results.json)")
-    parser.add_argument("--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)")
+    parser.add_argument(
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)"
+    )
     parser.add_argument("--seed-id", default="", help="the learner id the inputs were drawn for, if not STUDENT")
     parser.add_argument("--save", type=Path, help="write every array shown to this .npz file")
     parser.add_argument("--unsafe", action="store_true", help="run the learner's code without the sandbox")

@@ -237,7 +237,7 @@ correct answers to a tightly specified function converge.</p>
 def _highlight(code: str, slices: np.ndarray) -> str:
     """Code as escaped HTML, the shared regions in <mark>."""
     out, at = [], 0
-    spans = sorted(zip(*slices)) if len(slices) and len(slices[0]) else []
+    spans = sorted(zip(*slices, strict=True)) if len(slices) and len(slices[0]) else []
     for start, end in spans:
         start, end = max(int(start), at), max(int(end), at)
         out += [html.escape(code[at:start]), "<mark>", html.escape(code[start:end]), "</mark>"]
@@ -277,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder similarity", description=main.__doc__)
     parser.add_argument("results", type=Path)
     parser.add_argument("--earlier", type=Path, help="earlier years' submissions: DIR/<student>/<NN_topic>.ipynb")
-    parser.add_argument("--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})")
+    parser.add_argument(
+        "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
+    )
     args = parser.parse_args(argv)
     results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(args.results).values()]
     if not results:

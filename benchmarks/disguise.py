@@ -81,7 +81,9 @@ def reorder(code: str, rng: random.Random) -> str:
     tree = ast.parse(code)
     _swap_body(tree.body)
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    if len(defs) > 1 and all(isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) for n in tree.body):
+    if len(defs) > 1 and all(
+        isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) for n in tree.body
+    ):
         imports = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))]
         rng.shuffle(defs)
         tree.body = imports + defs
@@ -120,7 +122,9 @@ class _Extract(ast.NodeTransformer):
             return node
         free = sorted({n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in self.params})
         name = f"_step_{len(self.helpers)}"
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in free], kwonlyargs=[], kw_defaults=[], defaults=[])
+        args = ast.arguments(
+            posonlyargs=[], args=[ast.arg(a) for a in free], kwonlyargs=[], kw_defaults=[], defaults=[]
+        )
         self.helpers.append(ast.FunctionDef(name, args, [ast.Return(node.value)], [], None, type_params=[]))
         node.value = ast.Call(ast.Name(name, ast.Load()), [ast.Name(a, ast.Load()) for a in free], [])
         return node

@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items) -> None:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
         if "stability" in item.keywords and not chosen:  # over the suite's budget: run when asked for
-            item.add_marker(pytest.mark.skip(reason='grading under many keys is long: run it with -m stability'))
+            item.add_marker(pytest.mark.skip(reason="grading under many keys is long: run it with -m stability"))
 
 
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:

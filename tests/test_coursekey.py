@@ -110,4 +110,3 @@ def test_gradescope_draws_inputs_per_learner(tmp_path):
     assert learner_id(tmp_path) == "gradescope:13+72"  # group members in one order, whoever submits
     (tmp_path / "submission_metadata.json").write_text("{not json")
     assert learner_id(tmp_path) == ""
-

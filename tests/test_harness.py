@@ -14,6 +14,7 @@ from conftest import NAMES
 from support import make_submission
 
 from autograder import answers, forbidden, membudget, paths
+from autograder.coursekey import derive_seed
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import (
@@ -25,7 +26,6 @@ from autograder.harness import (
     free_names,
     prelude,
 )
-from autograder.coursekey import derive_seed
 from autograder.limits import Limits
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink

@@ -54,7 +54,10 @@ def test_starter_code_never_counts(notebook):
 def test_the_html_report_escapes_learner_text(tmp_path):
     notebook = "02_masks"
     ref = _reference(notebook)
-    evil = {c: f"# </pre><script>alert(1)</script>\n{code}\nx = '<img src=x onerror=alert(2)>'\n" for c, code in ref.cells.items()}
+    evil = {
+        c: f"# </pre><script>alert(1)</script>\n{code}\nx = '<img src=x onerror=alert(2)>'\n"
+        for c, code in ref.cells.items()
+    }
     pair = similarity.compare(ref, _doc('run:"><script>alert(3)</script>', notebook, evil))
     page = similarity.html_report([pair], similarity.THRESHOLD)
     assert "<script" not in page and "<img" not in page and "onerror=alert(2)" in page  # shown, as text
@@ -67,8 +70,13 @@ def test_rows_rank_by_score():
     ref = _reference(notebook)
     copy = _doc("run:copy", notebook, {c: disguise(code, ("rename",), 0) for c, code in ref.cells.items()})
     own = _doc("run:own", notebook, answers.load_answer_file(CATALOGUE / notebook / "right_arange_where.py"))
-    found = similarity.pairs([similarity.Doc("run:copy", notebook, copy.cells), similarity.Doc("run:own", notebook, own.cells)])
-    assert found[0].flagged_at >= similarity.THRESHOLD and {found[0].a.owner, found[0].b.owner} == {"reference", "run:copy"}
+    found = similarity.pairs(
+        [similarity.Doc("run:copy", notebook, copy.cells), similarity.Doc("run:own", notebook, own.cells)]
+    )
+    assert found[0].flagged_at >= similarity.THRESHOLD and {found[0].a.owner, found[0].b.owner} == {
+        "reference",
+        "run:copy",
+    }
     marks = similarity.flags(found, similarity.THRESHOLD)
     assert marks[("copy", notebook)]["flagged"] and marks[("copy", notebook)]["with"] == ["reference"]
     assert not marks[("own", notebook)]["flagged"]

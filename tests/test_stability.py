@@ -18,7 +18,7 @@ import stability
 from conftest import NAMES, SANDBOX_PROBLEM
 from support import catalogue_submissions, entry_kind, entry_tests, make_submission
 
-from autograder import gradebook, grade, paths
+from autograder import grade, gradebook, paths
 from autograder.limits import Limits
 from autograder.worker import Job
 
