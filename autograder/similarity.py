@@ -43,7 +43,7 @@ from autograder.results import NotebookResult, write_json_atomic
 
 NOISE = 20  # copydetect noise threshold: the shortest run of filtered characters that counts (measured)
 GUARANTEE = 25  # every shared run this long is found (window = GUARANTEE - NOISE + 1)
-THRESHOLD = 0.65  # default notebook score from which a pair is listed and its submissions flagged
+THRESHOLD = 0.6  # default notebook score from which a pair is listed and its submissions flagged
 MIN_TOKENS = 230  # the smaller side's fingerprinted code, in filtered characters, for a pair to be flagged
 REFERENCE = "reference"
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -75,8 +75,29 @@ class Pair:
         return self.score if self.tokens >= MIN_TOKENS else 0.0
 
 
+def _stable_kgrams(string: str, k: int) -> np.ndarray:
+    """copydetect's k-gram hashes, as a polynomial hash of the code points (Python's hash() is salted per process).
+
+    With hash() the winnowed fingerprints, and so the scores, changed from one run to the next.
+    """
+    codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+    n = len(codes) - k + 1
+    if n <= 0:
+        return np.array([], dtype=np.int64)
+    hashes = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):  # sum of codes[i + j] * B^(k - 1 - j), modulo 2^64
+            hashes = hashes * np.uint64(1_000_003) + codes[j : j + n]
+        hashes ^= hashes >> np.uint64(29)  # mix the high bits into the low ones winnowing compares
+        hashes *= np.uint64(0xBF58476D1CE4E5B9)
+    return hashes.view(np.int64)
+
+
 def _fingerprint(code: str, boilerplate: np.ndarray):
+    import copydetect.utils
     from copydetect import CodeFingerprint
+
+    copydetect.utils.hashed_kgrams = _stable_kgrams  # reproducible reports (see _stable_kgrams)
 
     return CodeFingerprint("answer.py", NOISE, GUARANTEE - NOISE + 1, boilerplate, fp=io.StringIO(code))
 
@@ -205,16 +226,34 @@ def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None
     return found
 
 
-def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict]) -> None:
-    """Each submission's similarity entry in results.json (the instructor's file; never the feedback)."""
+MARKS = "similarity.json"  # the last report's marks, put back into results.json whenever it is rewritten
+
+
+def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
+    """Each submission's similarity entry in results.json (the instructor's file; never the feedback).
+
+    `fill`: a submission the report has no pair for is marked unflagged (a fresh report); else left unmarked.
+    """
+    write_json_atomic(results_dir / MARKS, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
     path = results_dir / "results.json"
     if not path.exists():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
     for sub in data.get("submissions", []):
         entry = marks.get((sub.get("student_id"), sub.get("notebook")))
-        sub["similarity"] = entry or {"max_score": 0.0, "with": [], "flagged": False}
+        if entry or fill:
+            sub["similarity"] = entry or {"max_score": 0.0, "with": [], "flagged": False}
     write_json_atomic(path, data)
+
+
+def reapply(results_dir: Path) -> None:
+    """Put the last report's marks back into a rewritten results.json (nothing when there was no report)."""
+    try:
+        saved = json.loads((results_dir / MARKS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    marks = {(m.pop("student_id", None), m.pop("notebook", None)): m for m in saved if isinstance(m, dict)}
+    _mark_results(results_dir, marks, fill=False)
 
 
 PAGE = """<!DOCTYPE html>
