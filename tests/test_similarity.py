@@ -80,3 +80,47 @@ def test_rows_rank_by_score():
     marks = similarity.flags(found, similarity.THRESHOLD)
     assert marks[("copy", notebook)]["flagged"] and marks[("copy", notebook)]["with"] == ["reference"]
     assert not marks[("own", notebook)]["flagged"]
+
+
+def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
+    """A results folder as `grade` leaves it (saved states and results.json), one notebook 02 per learner."""
+    from support import make_submission
+
+    from autograder import grade
+    from autograder.report import write_reports
+    from autograder.results import NotebookResult
+
+    out, notebook, results = tmp_path / "R", "02_masks", []
+    for student, cells in notebooks.items():
+        result = NotebookResult(student, notebook, "graded", content_hash=student)
+        nb = make_submission(notebook, None)
+        nb = answers.with_answers(nb, cells) if cells else nb
+        grade._save_state(out, result, "digest", nb, recorded=True)
+        results.append(result)
+    write_reports(out, results)
+    return out, results
+
+
+def test_the_command_marks_results_json_and_the_marks_survive_a_rewrite(tmp_path):
+    import json
+
+    from autograder.report import write_reports
+
+    notebook = "02_masks"
+    reference = similarity.reference_doc(notebook).cells
+    own = answers.load_answer_file(CATALOGUE / notebook / "right_arange_where.py")
+    out, results = _graded_folder(
+        tmp_path, {"paster": {c: disguise(code, ("rename",), 1) for c, code in reference.items()}, "own": own}
+    )
+    earlier = tmp_path / "earlier" / "alum"
+    earlier.mkdir(parents=True)
+    (earlier / f"{notebook}.ipynb").write_text((out / ".state" / "own" / f"{notebook}.ipynb").read_text())
+    assert similarity.main([str(out), "--earlier", str(earlier.parent)]) == 0
+    subs = {s["student_id"]: s["similarity"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+    assert subs["paster"]["flagged"] and subs["paster"]["with"] == ["reference"]
+    assert subs["own"]["flagged"] and subs["own"]["with"] == ["earlier:alum"]  # last year's very notebook
+    assert "earlier:alum" in (out / "similarity.csv").read_text() and (out / "similarity.html").exists()
+    write_reports(out, results)  # as `export` or a later run rewrites it
+    similarity.reapply(out)
+    again = {s["student_id"]: s["similarity"] for s in json.loads((out / "results.json").read_text())["submissions"]}
+    assert again == subs
