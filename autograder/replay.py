@@ -7,7 +7,7 @@ exactly as `grade` does (rebuilt, sandboxed kernel, the checks in this process),
 course key the folder was graded with, so the hidden inputs are the very ones of the
 graded run. While TEST runs, every call of the learner's code (its inputs and outputs)
 and every check (the learner's value, the expected one, the tolerance) is recorded and
-printed; --save writes every array of it to an .npz file. The output holds hidden inputs
+printed (--full: large arrays unabridged); --save writes every array of it to an .npz file. The output holds hidden inputs
 and expected values: it is for the instructor, never for the learner.
 """
 
@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed-id", default="", help="the learner id the inputs were drawn for, if not STUDENT")
     parser.add_argument("--save", type=Path, help="write every array shown to this .npz file")
+    parser.add_argument("--full", action="store_true", help="print every value of large arrays (default: summarised)")
     parser.add_argument("--unsafe", action="store_true", help="run the learner's code without the sandbox")
     args = parser.parse_args(argv)
     try:
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ReplayError, coursekey.CourseKeyError, launchers.NoSandbox, OSError) as exc:
         print(f"ERROR: cannot replay: {exc}", file=sys.stderr)
         return 2
-    text, arrays = describe(rec)
+    with np.printoptions(threshold=sys.maxsize if args.full else 1000):
+        text, arrays = describe(rec)
     print("INSTRUCTOR ONLY: hidden inputs and expected values follow; never share this output with a learner.")
     print(text)
     new = next((t for t in result.tests if t.name == args.test), None)
