@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # autograder.worker (torch) and autograder.gradebook (nbgrader) are imported where used: a run
 # starts its fork server first, and the server imports torch while the grader imports these.
 
-ENGINE_VERSION = "2"  # 2: checks run in the grader, against the kernel
+ENGINE_VERSION = "3"  # 2: checks run in the grader, against the kernel; 3: inputs from the course key
 
 
 @dataclass
