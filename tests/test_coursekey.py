@@ -110,3 +110,24 @@ def test_gradescope_draws_inputs_per_learner(tmp_path):
     assert learner_id(tmp_path) == "gradescope:13+72"  # group members in one order, whoever submits
     (tmp_path / "submission_metadata.json").write_text("{not json")
     assert learner_id(tmp_path) == ""
+
+
+def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
+    from autograder import replay
+
+    nb = "01_scaled_dot_product_attention"
+    for args, said in (
+        ([str(tmp_path), "ada", "99_nothing", "t"], "no notebook"),
+        ([str(tmp_path), "ada", nb, "test_nothing"], "has no test 'test_nothing'"),
+        ([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "none.key")], "no course key there"),
+    ):
+        assert replay.main(args) == 2
+        assert said in capsys.readouterr().err
+    key_file = tmp_path / "other.key"
+    coursekey.claim(tmp_path, coursekey.load(tmp_path / "graded.key"))
+    coursekey.load(key_file)
+    assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(key_file)]) == 2
+    assert "was graded with key" in capsys.readouterr().err
+    coursekey.load(tmp_path / "graded.key")
+    assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "graded.key")]) == 2
+    assert "holds no graded" in capsys.readouterr().err
