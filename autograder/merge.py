@@ -3,7 +3,8 @@
     python -m autograder merge SHARD_RESULTS... --out RESULTS
 
 RESULTS gets what a single `grade` over all submissions writes: grades.csv, results.json,
-lms.csv, feedback/, scores.png, the summary (printed), and one nbgrader gradebook
+lms.csv, feedback/, scores.png, the similarity report (every learner of every shard compared),
+the summary (printed), and one nbgrader gradebook
 (RESULTS/.course/gradebook.db) holding every learner's submissions, grades and comments,
 manual scores included. Nothing is graded again: each shard's saved results and executed
 notebooks are copied (RESULTS/.state, so a later `grade` run on RESULTS resumes from
@@ -217,6 +218,8 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
         gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
         write_reports(out, results)
         histogram(results, out / "scores.png")
+        # a shard compared its own learners only: the merged folder's report compares everyone
+        grade._similarity(grade.Options(submissions=Path(), out=out, quiet=quiet, similarity=True), results)
         write_json_atomic(
             out / MERGE_FILE,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
