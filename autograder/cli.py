@@ -21,6 +21,8 @@ COMMANDS = {
     "mark": ("autograder.manual:mark_main", "give a written answer its points, then rewrite the reports"),
     "export": ("autograder.manual:export_main", "rewrite RESULTS' reports with the points given by hand"),
     "author": ("autograder.authoring", "turn a percent-format draft into a source notebook"),
+    "replay": ("autograder.replay", "re-run one learner's test: its inputs, outputs, expected values (instructor)"),
+    "similarity": ("autograder.similarity", "compare RESULTS' answers with each other, the reference, earlier years"),
 }
 
 

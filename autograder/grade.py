@@ -15,7 +15,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import secrets
 import sys
 import time
 import traceback
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, launchers, paths, runlock, sandbox
+from autograder import answers, coursekey, feedback, intake, launchers, paths, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 # autograder.worker (torch) and autograder.gradebook (nbgrader) are imported where used: a run
 # starts its fork server first, and the server imports torch while the grader imports these.
 
-ENGINE_VERSION = "2"  # 2: checks run in the grader, against the kernel
+ENGINE_VERSION = "3"  # 2: checks run in the grader, against the kernel; 3: inputs from the course key
 
 
 @dataclass
@@ -63,6 +62,9 @@ class Options:
     # jobs in this process, not in spawned workers: only for tests that patch the worker's
     # functions (an out-of-memory job would then end the run, and torch is imported here)
     in_process: bool = False
+    key_file: Path | None = None  # the course key (autograder.coursekey; default $AUTOGRADER_KEY_FILE, RESULTS/.key)
+    seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
+    similarity: bool = False  # write the similarity report at the end (autograder.similarity)
 
     @property
     def work_dir(self) -> Path:
@@ -139,6 +141,7 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
                 secret,
                 opts.work_dir,
                 opts.limits,
+                seed_id=opts.seed_id,
             )
         )
     return todo
@@ -305,7 +308,30 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
+    _similarity(opts, results)
     return results
+
+
+def _similarity(opts: Options, results: list[NotebookResult]) -> None:
+    """The similarity report (when asked for), or the last one's marks back in the new results.json."""
+    from autograder import similarity
+
+    try:
+        similarity.write(opts.out, results) if opts.similarity else similarity.reapply(opts.out)
+    except Exception as exc:  # noqa: BLE001 - a report about the grades never takes the grades away
+        print(f"WARNING: no similarity report: {exc!r}", file=sys.stderr)
+
+
+def _course_key(opts: Options) -> bytes:
+    """The course key for this run (made if missing), recorded by fingerprint; shards must name theirs."""
+    if opts.shard is not None and opts.key_file is None and not os.environ.get(coursekey.KEY_ENV):
+        raise coursekey.CourseKeyError(
+            f"a sharded run needs the course's one key: give --key FILE or set {coursekey.KEY_ENV} "
+            "(the same file for every shard; it is made on first use)"
+        )
+    key = coursekey.load(coursekey.locate(opts.key_file, opts.out))
+    coursekey.claim(opts.out, key)
+    return key
 
 
 def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
@@ -348,8 +374,8 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     items = sharding.select(intake.collect(opts.submissions, known), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
-    sharding.record(opts.out, opts.shard, digest)
-    secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
+    secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
+    sharding.record(opts.out, opts.shard, digest, coursekey.fingerprint(secret))
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
@@ -380,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
+    parser.add_argument(
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)"
+    )
+    parser.add_argument("--no-similarity", action="store_true", help="skip the similarity report")
     args = parser.parse_args(argv)
     try:
         how = launchers.choose(args.unsafe)
@@ -408,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         limits=limits,
         quiet=args.quiet,
     )
-    opts.shard = shard
+    opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -418,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         OSError,
         runlock.RunBusy,
         sharding.ShardError,
+        coursekey.CourseKeyError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2

@@ -9,6 +9,11 @@ only this harness writes /autograder/results/results.json. Where the container f
 the namespaces bubblewrap needs, the kernel runs in the reduced sandbox Gradescope's own
 advice describes: its own uid, no capabilities, process and memory limits, every folder
 of the autograder made unreadable to it (network access is then not blocked).
+
+The zip carries the course key (course.key, autograder.coursekey), which learners
+never see: Gradescope shows them their results, never the autograder's files. Hidden inputs
+are drawn per learner from their Gradescope user id (submission_metadata.json), so a
+resubmission of the same notebook gets the same inputs and grade, and `replay` reproduces it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import grade, launchers, paths
+from autograder import coursekey, grade, launchers, paths
 from autograder.results import NotebookResult, write_json_atomic
 
 SETTINGS_FILE = "gradescope.json"  # in the zip: the course's choices (hidden_outcomes)
@@ -71,12 +76,19 @@ exec "$PYTHON" -m autograder gradescope-run --root "$ROOT"
 """
 
 
-def build_zip(out: Path, hidden_outcomes: str = "after_published") -> Path:
+KEY_IN_ZIP = "course.key"  # at the zip's root: /autograder/source/course.key once unpacked
+
+
+def build_zip(out: Path, hidden_outcomes: str = "after_published", key: bytes | None = None) -> Path:
     """Write the autograder zip as Gradescope unpacks it into /autograder/source: setup.sh, run_autograder at its root."""
     if hidden_outcomes not in HIDDEN_OUTCOMES:
         raise ValueError(f"hidden_outcomes must be one of {HIDDEN_OUTCOMES}, not {hidden_outcomes!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        if key is not None:
+            info = zipfile.ZipInfo(KEY_IN_ZIP)
+            info.external_attr = 0o600 << 16
+            zf.writestr(info, key.hex() + "\n")
         for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
@@ -158,6 +170,25 @@ def to_gradescope(results: list[NotebookResult], hidden_outcomes: str = "after_p
     }
 
 
+def _key_file(root: Path) -> Path | None:
+    """The key the zip carries (made private to root), or None (then $AUTOGRADER_KEY_FILE or a new one)."""
+    path = root / "source" / KEY_IN_ZIP
+    if not path.exists():
+        return None
+    os.chmod(path, 0o600)  # Gradescope unzips without modes: only the harness reads it
+    return path
+
+
+def learner_id(root: Path) -> str:
+    """The learner hidden inputs are drawn for: the Gradescope user id(s) of the submission, else its name."""
+    try:
+        meta = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
+        users = sorted(str(u.get("id") or u.get("email")) for u in meta.get("users", []) if isinstance(u, dict))
+    except (OSError, ValueError, AttributeError, TypeError):
+        users = []
+    return "gradescope:" + "+".join(users) if users else ""
+
+
 def _choose_sandbox(opts: grade.Options, root: Path) -> None:
     """The full sandbox where bubblewrap works, else the reduced one, else none (launchers.choose decides)."""
     how = opts.sandbox = launchers.choose(container=True)
@@ -180,6 +211,7 @@ def run(root: Path, prepare_only: bool = False) -> dict:
     # one kernel at a time unless told (AUTOGRADER_JOBS): os.cpu_count() sees the host's cores, not the container's share
     jobs = max(1, int(os.environ.get("AUTOGRADER_JOBS", "1")))
     opts = grade.Options(root / "work" / "submissions", root / "work" / "results", jobs=jobs, quiet=True)
+    opts.key_file, opts.seed_id = _key_file(root), learner_id(root)
     if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
         grade.prepare(opts, paths.notebook_names())
         return {}
@@ -209,8 +241,20 @@ def main(argv: list[str] | None = None) -> int:
         help="when learners see the points and messages of tests that hidden checks decide: after you publish "
         "the grades (default), or at once",
     )
+    parser.add_argument(
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
+    )
     args = parser.parse_args(argv)
-    print(f"wrote {build_zip(args.out, args.hidden_outcomes)}: upload it as the assignment's autograder on Gradescope")
+    key_path = args.key or (Path(os.environ[coursekey.KEY_ENV]) if os.environ.get(coursekey.KEY_ENV) else None)
+    key_path = key_path or paths.BUILD / "course.key"
+    try:
+        key = coursekey.load(key_path)
+    except (coursekey.CourseKeyError, OSError) as exc:
+        print(f"ERROR: {exc}")
+        return 2
+    out = build_zip(args.out, args.hidden_outcomes, key)
+    print(f"wrote {out} with course key {coursekey.fingerprint(key)} (from {key_path}):")
+    print("upload it as the assignment's autograder on Gradescope; keep the key file to replay its grades")
     return 0
 
 

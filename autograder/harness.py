@@ -4,8 +4,9 @@ The test cell's full source (hidden checks included) is executed in this process
 notebook's setup cell for context. Names the learner defines resolve to proxies
 (autograder.remote) that call their code in the kernel on copies of this process's
 inputs; the expected values, tolerances, known-mistake comparisons and messages are all
-computed here. Every seed a test cell sets is mixed with the run's secret, so hidden
-inputs differ every run and each test cell draws its own, whatever another one did.
+computed here. Every seed a test cell sets is mixed with the course key, the learner's id,
+the notebook and the test (autograder.coursekey.derive_seed): each learner and each test cell
+draws its own hidden inputs, whatever another one did, and the same ones on every run.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import ast
 import builtins
 import contextlib
 import functools
-import hashlib
-import hmac
 import io
 import random
 import sys
@@ -24,19 +23,13 @@ import types
 import numpy as np
 import torch
 
-from autograder import answers, forbidden
+from autograder import answers, coursekey, forbidden
 from autograder import workbook as trusted_workbook
 from autograder.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
 from autograder.results import TrustedVerdict
 
 _SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}
 _SEED_FN = "__wb_seed__"
-
-
-def derive_seed(secret: bytes, test: str, value: object) -> int:
-    """A 32-bit seed from the run's secret, the test's name and the seed the cell asked for."""
-    digest = hmac.new(secret, f"{test}:{value!r}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:4], "little")
 
 
 class _SecretSeeds(ast.NodeTransformer):
@@ -148,8 +141,11 @@ class Harness:
     the instructor instead of grading the learner against broken checks.
     """
 
-    def __init__(self, source_nb, submitted_answers: dict[str, str], link: KernelLink, secret: bytes) -> None:
+    def __init__(
+        self, source_nb, submitted_answers: dict[str, str], link: KernelLink, secret: bytes, learner=("", "")
+    ) -> None:
         self.source, self.link, self.secret = source_nb, link, secret
+        self.learner = tuple(learner)  # (student id, notebook): with the course key, what the seeds are drawn from
         self.base = prelude(source_nb)
         self.learner_names = set().union(*(defined_names(c.source) for c in source_nb.cells if answers.is_answer(c)))
         self.sources = submitted_answers
@@ -211,16 +207,17 @@ class Harness:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
         test = answers.grade_id(cell)
         segments, names, definitions = compiled(cell.source, test)
-        self.base[_SEED_FN] = functools.partial(derive_seed, self.secret, test)  # helpers of any cell see it too
+        seed = functools.partial(coursekey.derive_seed, self.secret, *self.learner, test)
+        self.base[_SEED_FN] = seed  # helpers of any cell see it too
         ns = dict(self.base)
         trusted_workbook.reset_parts()
         trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells, self.given))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
         trusted_workbook.set_kernel_copier(functools.partial(hold, self.link))
         trusted_workbook.set_memory_budget(self.link.memory_budget or _no_memory_budget)
-        torch.manual_seed(derive_seed(self.secret, test, "torch"))
-        np.random.seed(derive_seed(self.secret, test, "numpy"))
-        random.seed(derive_seed(self.secret, test, "random"))
+        torch.manual_seed(seed("torch"))
+        np.random.seed(seed("numpy"))
+        random.seed(seed("random"))
         sink, checks, part = io.StringIO(), {"visible": 0, "hidden": 0}, "visible"
         try:
             for name in names:

@@ -19,7 +19,8 @@ class Job:
     content_hash: str
     source_path: Path
     release_path: Path
-    secret: bytes  # this run's secret: hidden inputs are drawn from it, never written anywhere
+    secret: bytes  # the course key (autograder.coursekey): hidden inputs are drawn from it, per learner
     work_root: Path
     limits: Limits
     launch: Launch = Launch("unsafe")  # the sandbox mode its kernel starts in (autograder.launchers)
+    seed_id: str = ""  # the learner id hidden inputs are drawn for (default: student_id)

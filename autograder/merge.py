@@ -3,7 +3,8 @@
     python -m autograder merge SHARD_RESULTS... --out RESULTS
 
 RESULTS gets what a single `grade` over all submissions writes: grades.csv, results.json,
-lms.csv, feedback/, scores.png, the summary (printed), and one nbgrader gradebook
+lms.csv, feedback/, scores.png, the similarity report (every learner of every shard compared),
+the summary (printed), and one nbgrader gradebook
 (RESULTS/.course/gradebook.db) holding every learner's submissions, grades and comments,
 manual scores included. Nothing is graded again: each shard's saved results and executed
 notebooks are copied (RESULTS/.state, so a later `grade` run on RESULTS resumes from
@@ -12,9 +13,10 @@ nbgrader's own API into a gradebook set up from the same sources.
 
 It refuses, before writing anything: a folder that is not a finished shard, shards
 graded from different sources or engine versions (or from other sources than this
-checkout's), shards of different counts, the same shard twice, a missing shard, a
-learner found in two shards or in a shard their id does not hash to, and a notebook its
-shard's host could not grade (grade exited 3: run that shard again).
+checkout's), shards graded with different course keys (their fingerprints differ), shards of
+different counts, the same shard twice, a missing shard, a learner found in two shards or in a
+shard their id does not hash to, and a notebook its shard's host could not grade (grade exited
+3: run that shard again).
 """
 
 from __future__ import annotations
@@ -82,6 +84,15 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
             + " (re-grade the odd ones from the same checkout)"
         )
     (digest,) = digests
+    keys = {r.get("key") for r in records.values()}
+    if len(keys) > 1:
+        raise MergeError(
+            "shards graded with different course keys: "
+            + "; ".join(
+                f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items()
+            )
+            + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
+        )
     by_index: dict[int, list[Path]] = {}
     for folder, record in records.items():
         by_index.setdefault(record["index"], []).append(folder)
@@ -211,10 +222,15 @@ def _build(folders: list[Path], states: dict[Path, dict], out: Path, names: list
         db = folder / ".course" / "gradebook.db"
         if db.exists() and course.db_path.exists():
             copy_gradebook(db, course.db_path)
+    (key,) = {sharding.read(f)["key"] for f in states}
+    if key:
+        write_json_atomic(out / "key.json", {"fingerprint": key})  # the merged folder's key, by name only
     results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
     gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
     write_reports(out, results)
     histogram(results, out / "scores.png")
+    # a shard compared its own learners only: the merged folder's report compares everyone
+    grade._similarity(grade.Options(submissions=Path(), out=out, quiet=quiet, similarity=True), results)
     return results
 
 

@@ -17,7 +17,8 @@ whatever order the folder is read. K counts from 1.
   it `--shard 7/50` instead.
 
 Each results folder a sharded run writes holds `shard.json` (K, N and the digest of the
-sources and engine it was graded with); `python -m autograder merge` checks them.
+sources and engine it was graded with, and the fingerprint of the course key, never the key);
+`python -m autograder merge` checks them.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ def claim(out: Path, shard: Shard | None) -> None:
         raise ShardError(f"{out} already holds results graded without --shard: give shard {shard} a new folder")
 
 
-def record(out: Path, shard: Shard | None, digest: str) -> None:
-    """Write RESULTS/shard.json: which shard this folder holds, and the sources and engine it was graded with."""
+def record(out: Path, shard: Shard | None, digest: str, key: str = "") -> None:
+    """Write RESULTS/shard.json: which shard, the sources and engine and the course key's fingerprint."""
     if shard is not None:
-        write_json_atomic(out / SHARD_FILE, {"index": shard.index, "count": shard.count, "digest": digest})
+        data = {"index": shard.index, "count": shard.count, "digest": digest, "key": key}
+        write_json_atomic(out / SHARD_FILE, data)

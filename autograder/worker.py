@@ -89,7 +89,8 @@ def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, checke
         link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
-        harness = Harness(source, answer_sources, link, job.secret)
+        learner = (job.seed_id or job.student_id, job.notebook)
+        harness = Harness(source, answer_sources, link, job.secret, learner)
         checked.verdicts.update(harness.run())
         checked.authoring.extend(harness.authoring)
 

@@ -14,6 +14,7 @@ from conftest import NAMES
 from support import make_submission
 
 from autograder import answers, forbidden, membudget, paths
+from autograder.coursekey import derive_seed
 from autograder.execute import execute
 from autograder.feedback import strip_hidden
 from autograder.harness import (
@@ -21,7 +22,6 @@ from autograder.harness import (
     _SecretSeeds,
     compiled,
     definitions,
-    derive_seed,
     forbidden_rules,
     free_names,
     prelude,
@@ -83,9 +83,13 @@ def test_every_seed_is_mixed_with_the_secret():
     tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(code)))
     assert ast.unparse(tree).count("__wb_seed__(") == 3
     one, two = secrets.token_bytes(32), secrets.token_bytes(32)
-    assert derive_seed(one, "t", 1) != derive_seed(two, "t", 1)
-    assert derive_seed(one, "t", 1) != derive_seed(one, "u", 1)
-    assert derive_seed(one, "t", 1) == derive_seed(one, "t", 1)
+    seed = derive_seed(one, "ada", "01_x", "t", 1)
+    assert seed != derive_seed(two, "ada", "01_x", "t", 1)  # another course
+    assert seed != derive_seed(one, "ben", "01_x", "t", 1)  # another learner
+    assert seed != derive_seed(one, "ada", "02_x", "t", 1)  # another notebook
+    assert seed != derive_seed(one, "ada", "01_x", "u", 1)  # another test
+    assert seed != derive_seed(one, "ada", "01_x", "t", 2)  # another seed of the cell
+    assert seed == derive_seed(one, "ada", "01_x", "t", 1)  # the same on every run
 
 
 def test_free_names():

@@ -1,0 +1,133 @@
+"""The course key: where it lives, who can read it, and what refuses another key (nothing graded here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from test_shard import _fake_shard, _refused
+
+from autograder import coursekey, grade, merge
+from autograder import shard as sharding
+from autograder.gradescope import KEY_IN_ZIP, build_zip, learner_id
+
+
+def test_a_key_is_made_once_private_and_read_back(tmp_path):
+    path = tmp_path / "course" / "course.key"
+    key = coursekey.load(path)
+    assert len(key) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert coursekey.load(path) == key  # made once: every later run reads the same
+    assert coursekey.fingerprint(key) == coursekey.fingerprint(coursekey.load(path))
+    assert key.hex() not in coursekey.fingerprint(key) and len(coursekey.fingerprint(key)) == 16
+    with pytest.raises(coursekey.CourseKeyError, match="no course key"):
+        coursekey.load(tmp_path / "missing.key", create=False)
+
+
+def test_a_key_others_can_read_or_a_damaged_one_is_refused(tmp_path):
+    path = tmp_path / "k"
+    coursekey.load(path)
+    os.chmod(path, 0o644)
+    with pytest.raises(coursekey.CourseKeyError, match="readable by others"):
+        coursekey.load(path)
+    os.chmod(path, 0o600)
+    path.write_text("not hex\n")
+    with pytest.raises(coursekey.CourseKeyError, match="not a course key"):
+        coursekey.load(path)
+
+
+def test_shards_starting_at_once_get_one_key(tmp_path):
+    path = tmp_path / "shared.key"
+    with ThreadPoolExecutor(8) as pool:
+        keys = set(pool.map(lambda _: coursekey.load(path), range(32)))
+    assert len(keys) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["shared.key"]  # no temporary file left behind
+
+
+def test_where_the_key_is_looked_for(tmp_path, monkeypatch):
+    monkeypatch.setenv(coursekey.KEY_ENV, str(tmp_path / "env.key"))
+    assert coursekey.locate(tmp_path / "given.key", tmp_path / "R") == tmp_path / "given.key"
+    assert coursekey.locate(None, tmp_path / "R") == tmp_path / "env.key"
+    monkeypatch.delenv(coursekey.KEY_ENV)
+    assert coursekey.locate(None, tmp_path / "R") == tmp_path / "R" / ".key"
+    with pytest.raises(coursekey.CourseKeyError, match="--key"):
+        coursekey.locate(None, None)
+
+
+def test_a_results_folder_is_graded_with_one_key(tmp_path):
+    one, two = coursekey.load(tmp_path / "one"), coursekey.load(tmp_path / "two")
+    out = tmp_path / "R"
+    coursekey.claim(out, one)
+    coursekey.claim(out, one)  # a resume with the same key
+    assert json.loads((out / "key.json").read_text()) == {"fingerprint": coursekey.fingerprint(one)}
+    with pytest.raises(coursekey.CourseKeyError, match="graded with course key"):
+        coursekey.claim(out, two)
+
+
+def test_a_sharded_run_must_name_its_key(tmp_path, monkeypatch):
+    monkeypatch.delenv(coursekey.KEY_ENV)
+    opts = grade.Options(tmp_path, tmp_path / "R", shard=sharding.Shard(1, 2))
+    with pytest.raises(coursekey.CourseKeyError, match="sharded run needs"):
+        grade._course_key(opts)
+    opts.key_file = tmp_path / "course.key"
+    assert grade._course_key(opts) == coursekey.load(opts.key_file)
+
+
+def test_merge_refuses_shards_graded_with_different_keys(tmp_path):
+    out = tmp_path / "merged"
+    shards = [_fake_shard(tmp_path / f"s{k}", k, 2) for k in (1, 2)]
+    for folder, fp in zip(shards, ("a" * 16, "b" * 16), strict=True):
+        record = json.loads((folder / sharding.SHARD_FILE).read_text())
+        (folder / sharding.SHARD_FILE).write_text(json.dumps({**record, "key": fp}))
+    _refused(shards, out, "different course keys")
+    assert merge.main([str(f) for f in shards] + ["--out", str(out), "--quiet"]) == 2
+
+
+def test_shard_records_hold_the_fingerprint_never_the_key(tmp_path):
+    key = coursekey.load(tmp_path / "k")
+    sharding.record(tmp_path / "R", sharding.Shard(1, 2), "digest", coursekey.fingerprint(key))
+    text = (tmp_path / "R" / sharding.SHARD_FILE).read_text()
+    assert json.loads(text)["key"] == coursekey.fingerprint(key) and key.hex() not in text
+
+
+def test_the_gradescope_zip_carries_the_key_private(tmp_path):
+    key = coursekey.load(tmp_path / "k")
+    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", key)) as zf:
+        info = zf.getinfo(KEY_IN_ZIP)
+        assert zf.read(KEY_IN_ZIP).decode().strip() == key.hex()
+        assert stat.S_IMODE(info.external_attr >> 16) == 0o600
+        others = [n for n in zf.namelist() if n != KEY_IN_ZIP]
+        assert not [n for n in others if key.hex().encode() in zf.read(n)]  # only there
+
+
+def test_gradescope_draws_inputs_per_learner(tmp_path):
+    assert learner_id(tmp_path) == ""  # no metadata: the submission's own name
+    meta = {"users": [{"email": "b@x.org", "id": 72}, {"email": "a@x.org", "id": 13}], "id": 999}
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(meta))
+    assert learner_id(tmp_path) == "gradescope:13+72"  # group members in one order, whoever submits
+    (tmp_path / "submission_metadata.json").write_text("{not json")
+    assert learner_id(tmp_path) == ""
+
+
+def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
+    from autograder import replay
+
+    nb = "01_scaled_dot_product_attention"
+    for args, said in (
+        ([str(tmp_path), "ada", "99_nothing", "t"], "no notebook"),
+        ([str(tmp_path), "ada", nb, "test_nothing"], "has no test 'test_nothing'"),
+        ([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "none.key")], "no course key there"),
+    ):
+        assert replay.main(args) == 2
+        assert said in capsys.readouterr().err
+    key_file = tmp_path / "other.key"
+    coursekey.claim(tmp_path, coursekey.load(tmp_path / "graded.key"))
+    coursekey.load(key_file)
+    assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(key_file)]) == 2
+    assert "was graded with key" in capsys.readouterr().err
+    coursekey.load(tmp_path / "graded.key")
+    assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "graded.key")]) == 2
+    assert "holds no graded" in capsys.readouterr().err
