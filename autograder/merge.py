@@ -36,6 +36,7 @@ from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, Problem, write_json_atomic
+from autograder.results import problems as problem_kinds
 
 MERGE_FILE = "merged.json"
 
@@ -126,7 +127,7 @@ def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
                 )
             elif state["result"]["status"] == "graded" and not state.get("recorded"):
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
-            host = [e for e in state["result"].get("errors", []) if problems([e]) == {Problem.HOST}]
+            host = [e for e in state["result"].get("errors", []) if problem_kinds([e]) == {Problem.HOST}]
             if host:  # grade exited 3 there: the next run of that shard grades it
                 problems.append(
                     f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"

@@ -275,7 +275,7 @@ def test_feedback_keeps_only_inert_outputs():
     answer.execution_count = "<script>"
     nb.metadata["title"] = PAYLOAD
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": PAYLOAD}}
-    result = NotebookResult("ann", NB01, "graded", tests=[Verdict("t", 0, 1, "failed", PAYLOAD)])
+    result = NotebookResult("ann", NB01, "graded", tests=[Verdict("t", 0, 1, "failed", message=PAYLOAD)])
     result.flags.append("unknown cell id '[x](javascript:alert(1))' ![i](http://tracker.example/x.png)")
     clean = feedback.sanitize(nb, result)
     nbformat.validate(clean)

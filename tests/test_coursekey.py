@@ -95,7 +95,7 @@ def test_shard_records_hold_the_fingerprint_never_the_key(tmp_path):
 
 def test_the_gradescope_zip_carries_the_key_private(tmp_path):
     key = coursekey.load(tmp_path / "k")
-    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", key)) as zf:
+    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", key=key)) as zf:
         info = zf.getinfo(KEY_IN_ZIP)
         assert zf.read(KEY_IN_ZIP).decode().strip() == key.hex()
         assert stat.S_IMODE(info.external_attr >> 16) == 0o600

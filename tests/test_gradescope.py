@@ -74,7 +74,7 @@ def test_written_answers_and_messages_in_gradescope_terms():
         0.0,
         1.0,
         "failed",
-        "see [here](http://x) <img src=y> *",
+        message="see [here](http://x) <img src=y> *",
         visible_checks=2,
         hidden_checks=1,
         failed_in="hidden",
