@@ -11,6 +11,7 @@ finished job saved at once) -> gradebook
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import multiprocessing
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, launchers, paths, runlock, sandbox
+from autograder import answers, feedback, intake, launchers, overrides, paths, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
@@ -210,18 +211,29 @@ class Recorder:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
         if result.status != "graded":
             return
-        from autograder import gradebook
+        from autograder import gradebook, handgrades
 
         if self.session is None:
             self.session = gradebook.Session(self.course)
         if executed is None:
             saved = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
             executed = nbformat.read(saved, as_version=4)
+        before = handgrades.answers_before(self.course, result)
         gradebook.submit(self.course, result, executed)
         self.session.autograde(result.notebook, result.student_id)
+        handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
         gradebook.reconcile(self.course, [result])
-        feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
+        feedback.generate(self.course, self.session, self.current(result), self.opts.out / "feedback")
         _save_state(self.opts.out, result, digest, recorded=True)
+
+    def current(self, result: NotebookResult) -> NotebookResult:
+        """A copy of a saved result with the scores people gave (written answers, overrides) on it."""
+        from autograder import gradebook
+
+        shown = copy.deepcopy(result)
+        gradebook.apply_manual(self.course, [shown])
+        overrides.tell(overrides.apply(self.opts.out, self.course, [shown]))
+        return shown
 
     def refresh_feedback(self, result: NotebookResult) -> None:
         """Rewrite one recorded submission's feedback page (a person has graded its written answers)."""
@@ -275,11 +287,12 @@ def run_jobs(
     bar.close()
 
 
-def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
+def finish(opts: Options, recorder: Recorder, touched: frozenset[str] = frozenset()) -> list[NotebookResult]:
     """Record what an interrupted run left unrecorded, then write all reports.
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
     run killed before that records it here, next time. Each notebook is recorded once.
+    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
     """
     for state in _load_state(opts.out).values():
         if state["result"]["status"] == "graded" and not state.get("recorded"):
@@ -287,7 +300,11 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     from autograder import gradebook
 
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
+    touched = touched | overrides.adopt(opts.out, recorder.course, results)  # scores entered in formgrader
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
+    overrides.tell(overrides.apply(opts.out, recorder.course, results))  # tests' scores an instructor set
+    for result in (r for r in results if r.key in touched and r.status == "graded"):
+        recorder.refresh_feedback(result)
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
     return results
@@ -341,9 +358,11 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
                 item.max_score = _max_points(item.notebook)
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
+    recorded = [NotebookResult.from_dict(s["result"]) for s in states.values() if s.get("recorded")]
+    touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
     recorder = Recorder(opts, course)
     run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
-    return finish(opts, recorder)
+    return finish(opts, recorder, touched)
 
 
 def default_jobs() -> int:

@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import coursecache, paths
 from autograder.course import COURSE_ID, Course, NbgraderError
-from autograder.results import GRADED_BY_HAND, NotebookResult, write_json_atomic
+from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, write_json_atomic
 
 
 def prepare(course: Course, names: list[str]) -> None:
@@ -114,6 +114,7 @@ def reconcile(course: Course, results: list[NotebookResult]) -> None:
                     continue
                 test.nbgrader_passed = grade.auto_score is not None and grade.auto_score >= grade.max_score
                 grade.manual_score = test.score
+                grade.needs_manual_grade = False  # the checks decided: nothing for formgrader to review
         gb.db.commit()
 
 
@@ -125,7 +126,10 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
 
 
 def apply_manual(course: Course, results: list[NotebookResult]) -> None:
-    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`)."""
+    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`).
+
+    An answer left as handed out is nbgrader's automatic 0 (NO_ANSWER), not one to grade.
+    """
     pending = [r for r in results if any(t.manual for t in r.tests)]
     if not pending or course is None or not course.db_path.exists():
         return
@@ -136,6 +140,9 @@ def apply_manual(course: Course, results: list[NotebookResult]) -> None:
                 if grade is not None and grade.manual_score is not None:
                     test.score, test.status = float(grade.manual_score), GRADED_BY_HAND
                     test.message = _comment(gb, result, test.name)
+                elif grade is not None and grade.auto_score == 0 and not grade.needs_manual_grade:
+                    # left as handed out: nbgrader scores it 0 and formgrader does not list it
+                    test.score, test.status, test.message = 0.0, NO_ANSWER, "No answer given: 0 points."
             result.total()
 
 

@@ -28,6 +28,7 @@ GRADES_COLUMNS = [
     "flags",
     "reason",
     "needs_manual_grading",  # written answers no person has scored yet
+    "overridden",  # tests whose score an instructor set (autograder.overrides)
 ]
 
 
@@ -75,6 +76,7 @@ def grades_csv(results: list[NotebookResult]) -> str:
                 len(r.flags),
                 "; ".join(r.errors)[:500],
                 " ".join(t.name for t in r.tests if t.pending),
+                " ".join(t.name for t in r.tests if t.overridden),
             ]
         )
     return csv_text(rows)
@@ -124,6 +126,8 @@ def table(results: list[NotebookResult]) -> str:
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         status = r.status if r.status == "graded" else f"{r.status}: {'; '.join(r.errors)[:60]}"
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
+        changed = [t.name for t in r.tests if t.overridden]
+        flags += f"  [overridden: {', '.join(changed)}]" if changed else ""
         line = f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}"
         lines.append(printable(line))
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 NEEDS_MANUAL = "needs manual grading"
 GRADED_BY_HAND = "graded by hand"
+NO_ANSWER = "no answer"  # a written answer left as handed out: nbgrader's automatic 0
 
 
 @dataclass
@@ -27,6 +28,8 @@ class TestResult:
     hidden_checks: int = 0  # checks its hidden part made
     failed_in: str = ""  # "visible" | "hidden": the part that failed
     manual: bool = False  # a written answer: its points are given by a person (nbgrader formgrader)
+    overridden: bool = False  # an instructor set this test's score (autograder.overrides)
+    auto_score: float | None = None  # what the automatic checks gave, when overridden
 
     @property
     def pending(self) -> bool:

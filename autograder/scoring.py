@@ -16,7 +16,7 @@ from autograder.feedback import strip_hidden
 from autograder.harness import TrustedVerdict
 from autograder.results import NEEDS_MANUAL, NotebookResult, TestResult
 
-WRITTEN = "a written answer: a person grades it (nbgrader formgrader, or python -m autograder mark)"
+WRITTEN = "a written answer: your instructor grades it; the points come after that"
 
 _VISIBLE_CHECK = re.compile(r"\bcheck\.\w+\(")
 
