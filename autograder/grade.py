@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, launchers, overrides, paths, runlock, sandbox
+from autograder import answers, feedback, intake, launchers, overrides, paths, roster, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import Course, sources_digest
 from autograder.limits import Limits
@@ -59,6 +59,7 @@ class Options:
     mode: str = ""  # a sandbox mode asked for (autograder.launchers); "": the strongest that runs here
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
     shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
+    roster: Path | None = None  # the class roster CSV (autograder.roster)
 
     @property
     def work_dir(self) -> Path:
@@ -347,7 +348,8 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         for n in paths.notebook_names()
     }
     sharding.claim(opts.out, opts.shard)
-    items = sharding.select(intake.collect(opts.submissions, known), opts.shard)
+    enrolled = roster.load(opts.roster) if opts.roster else None
+    items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
     sharding.record(opts.out, opts.shard, digest)
@@ -379,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unsafe", action="store_true", help="run learner code without the sandbox")
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--roster", type=Path, help="class roster CSV: id,name,email,canvas_id,... (README)")
     parser.add_argument(
         "--shard",
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
@@ -405,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
-    opts.shard = shard
+    opts.shard, opts.roster = shard, args.roster
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -415,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         OSError,
         runlock.RunBusy,
         sharding.ShardError,
+        roster.RosterError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
