@@ -17,6 +17,7 @@ import json
 import multiprocessing
 import os
 import secrets
+import shutil
 import sys
 import time
 import traceback
@@ -32,7 +33,7 @@ import nbformat
 
 from autograder import answers, feedback, intake, launchers, overrides, paths, roster, runlock, sandbox
 from autograder import shard as sharding
-from autograder.course import Course, sources_digest
+from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, clean_text, write_json_atomic
@@ -349,9 +350,14 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     }
     sharding.claim(opts.out, opts.shard)
     enrolled = roster.load(opts.roster) if opts.roster else None
+    if opts.roster and opts.roster.resolve() != (opts.out / "roster.csv").resolve():
+        opts.out.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(opts.roster, opts.out / "roster.csv")  # export and merge use it too
     items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
+    if enrolled is not None and course.db_path.exists():
+        roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     sharding.record(opts.out, opts.shard, digest)
     secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
     for item in items:

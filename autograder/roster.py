@@ -106,3 +106,13 @@ def load(path: Path) -> Roster:
         seen.add(values["id"].casefold())
         learners.append(Learner(**values))
     return Roster(learners)
+
+
+def to_gradebook(roster: Roster, db_path: Path, course_id: str) -> None:
+    """Every enrolled learner in nbgrader's gradebook with their name and email (formgrader's Students list)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{db_path}", course_id) as gb:
+        for x in roster.learners.values():
+            first, last = x.first_last
+            gb.update_or_create_student(x.id, first_name=first or None, last_name=last or None, email=x.email or None)
