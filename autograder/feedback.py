@@ -53,7 +53,10 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
         message = md_text(t.message.replace("\n", " ")[:400])
         name = f"`{t.name}`{' (hidden)' if t.hidden else ''}"
         rows.append(f"| {name} | {t.score:g}/{t.max_score:g} | {mark} | {md_text(t.parts())} | {message} |")
-    text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n" + "\n".join(rows)
+    text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n"
+    if result.late_note:
+        text += f"**Late:** {md_text(result.late_note)}: {result.penalty:g} point(s) taken.\n\n"
+    text += "\n".join(rows)
     if result.flags or result.errors:
         text += "\n\n**Notes from the grader**\n\n" + "\n".join(
             f"- {md_text(x.replace(chr(10), ' ')[:1000])}" for x in result.errors + result.flags

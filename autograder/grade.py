@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, launchers, overrides, paths, roster, runlock, sandbox
+from autograder import answers, feedback, intake, late, launchers, overrides, paths, roster, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
@@ -61,6 +61,7 @@ class Options:
     work_root: Path | None = None  # where kernels run (default RESULTS/.work)
     shard: sharding.Shard | None = None  # grade only this shard's learners (autograder.shard)
     roster: Path | None = None  # the class roster CSV (autograder.roster)
+    late: Path | None = None  # the late-work policy TOML (autograder.late)
 
     @property
     def work_dir(self) -> Path:
@@ -235,6 +236,7 @@ class Recorder:
         shown = copy.deepcopy(result)
         gradebook.apply_manual(self.course, [shown])
         overrides.tell(overrides.apply(self.opts.out, self.course, [shown]))
+        late.apply(self.opts.out, [shown])
         return shown
 
     def refresh_feedback(self, result: NotebookResult) -> None:
@@ -305,6 +307,7 @@ def finish(opts: Options, recorder: Recorder, touched: frozenset[str] = frozense
     touched = touched | overrides.adopt(opts.out, recorder.course, results)  # scores entered in formgrader
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     overrides.tell(overrides.apply(opts.out, recorder.course, results))  # tests' scores an instructor set
+    late.apply(opts.out, results)  # due dates and penalties, last: they apply to the final score
     for result in (r for r in results if r.key in touched and r.status == "graded"):
         recorder.refresh_feedback(result)
     write_reports(opts.out, results)
@@ -353,12 +356,17 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     if opts.roster and opts.roster.resolve() != (opts.out / "roster.csv").resolve():
         opts.out.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(opts.roster, opts.out / "roster.csv")  # export and merge use it too
+    if opts.late:
+        late.load(opts.late)  # a policy that cannot be read stops the run here
+        opts.out.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(opts.late, opts.out / late.POLICY_FILE)
     items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
     if enrolled is not None and course.db_path.exists():
         roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     sharding.record(opts.out, opts.shard, digest)
+    late.record_times(opts.out, opts.submissions, items)
     secret = secrets.token_bytes(32)  # hidden inputs of this run: in memory only, never in a file
     for item in items:
         if isinstance(item, NotebookResult):
@@ -388,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--roster", type=Path, help="class roster CSV: id,name,email,canvas_id,... (README)")
+    parser.add_argument("--late", type=Path, help="late-work policy TOML: due dates, extensions, penalty (README)")
     parser.add_argument(
         "--shard",
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
@@ -414,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     opts = Options(args.submissions.resolve(), args.out.resolve(), max(1, args.jobs), args.unsafe, limits, args.quiet)
-    opts.shard, opts.roster = shard, args.roster
+    opts.shard, opts.roster, opts.late = shard, args.roster, args.late
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -425,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         runlock.RunBusy,
         sharding.ShardError,
         roster.RosterError,
+        late.LateError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2

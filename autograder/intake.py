@@ -44,6 +44,7 @@ ZIP = "(zip)"  # a zip archive that cannot be opened or is unsafe
 UNEXPECTED = "(unexpected file)"  # a file (or link) not named like any course notebook
 DUPLICATE = "#duplicate"  # suffix: the same notebook handed in more than once
 LABELS = (WHOLE, ZIP, UNEXPECTED)
+INSTRUCTOR_FILES = ("timestamps.csv",)  # beside the submissions, not one (autograder.late)
 
 
 @dataclass
@@ -413,7 +414,8 @@ def collect(
     cat = _Catalog(known)
     out: list[Submission | NotebookResult] = []
     first_case: dict[str, str] = {}
-    plain = _lms_entries(sorted(e for e in submissions.iterdir() if not e.name.startswith(".")), cat, roster, out)
+    entries = sorted(e for e in submissions.iterdir() if not e.name.startswith(".") and e.name not in INSTRUCTOR_FILES)
+    plain = _lms_entries(entries, cat, roster, out)
     for entry in plain:
         try:
             _entry(entry, cat, first_case, out)

@@ -65,6 +65,10 @@ class NotebookResult:
     seconds: float = 0.0
     content_hash: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    duedate: str = ""  # this learner's due date (autograder.late), ISO 8601
+    timestamp: str = ""  # when it was handed in, where known
+    penalty: float = 0.0  # points taken for lateness (score is after it)
+    late_note: str = ""  # the lateness, in words, for the feedback
 
     @property
     def key(self) -> str:
