@@ -65,6 +65,13 @@ def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNo
     shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
 
 
+def restore_autograde() -> None:
+    """nbgrader's own autograde, which the course config replaces by a refusal for formgrader's button."""
+    from nbgrader.apps import api
+
+    api.NbGraderAPI.autograde = getattr(api.NbGraderAPI.autograde, "__wrapped__", api.NbGraderAPI.autograde)
+
+
 class Session:
     """nbgrader's own API, in this process, on the course folder (no execution: workers ran it)."""
 
@@ -76,9 +83,11 @@ class Session:
         from autograder.nbgrader_ext import FeedbackExporter
 
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+        restore_autograde()  # the config turns formgrader's Autograde off; this is the sandboxed grader
         extra = Config()
         extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
         extra.ClearOutput.enabled = False
+        extra.SandboxedGradingOnly.enabled = False  # this is the sandboxed grader: formgrader's button stays off
         extra.Exchange.root = str(course.root / ".exchange")
         extra.GenerateFeedback.exporter_class = FeedbackExporter  # the same page, without a re-parse
         config.merge(extra)
