@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder import grade, paths, release, sandbox
+from autograder import grade, paths, release, report, sandbox
 from autograder.limits import Limits
 
 
@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     problem = sandbox.available()
     if problem:
         print(f"note: no sandbox here ({problem}); the trusted sample submissions run unsandboxed", file=sys.stderr)
+    else:
+        print(f"sandbox: {grade.launchers.choose(False).mode}")
     opts = grade.Options(
         paths.DATA / "submissions",
         args.out.resolve(),
@@ -33,5 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = grade.grade(opts)
     print(grade.table(results))
+    count, points = report.pending_points(results)
+    if count:
+        print(
+            f"\n{count} written answer(s), {points:g} point(s), await a person (not counted above): "
+            f"python -m autograder formgrader {args.out}, or python -m autograder mark"
+        )
     print(f"\ngrades.csv, results.json and feedback/ in {args.out} ({time.perf_counter() - t0:.0f} s)")
     return 0

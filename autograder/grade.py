@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, feedback, intake, late, launchers, overrides, paths, roster, runlock, sandbox
+from autograder import answers, feedback, intake, interrupt, late, launchers, overrides, paths, roster, runlock, sandbox
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
@@ -147,6 +147,7 @@ def _init_worker() -> None:
     """A worker computes the checks' oracles single-threaded, as the kernels run (OMP_NUM_THREADS=1)."""
     import torch
 
+    interrupt.ignore_in_worker()  # Ctrl-C: the main process says how to resume, once
     torch.set_num_threads(1)
 
 
@@ -253,6 +254,8 @@ def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, 
     try:
         recorder.record(result, digest, executed)
     except Exception as exc:  # noqa: BLE001 - one submission nbgrader cannot handle must not stop the batch
+        if interrupt.REQUESTED.is_set():  # Ctrl-C inside nbgrader: left unrecorded, the next run records it
+            raise KeyboardInterrupt from exc
         result.status = "error"
         result.errors.append(f"grader error while recording the grade and feedback: {exc!r}"[:500])
         _save_state(opts.out, result, digest)
@@ -427,8 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
+    interrupt.install()
     try:
         results = grade(opts)
+    except KeyboardInterrupt:  # unwound (kernels stopped, lock released): no exit-time joins of a pool or server
+        interrupt.exit_now()
     except (
         OSError,
         runlock.RunBusy,

@@ -79,7 +79,7 @@ def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = No
                 f"{r.score + r.penalty:g}",
                 f"{r.penalty:g}",
                 r.status,
-                len(r.flags),
+                "; ".join(r.flags)[:1000],
                 "; ".join(r.errors)[:500],
                 " ".join(t.name for t in r.tests if t.pending),
                 " ".join(t.name for t in r.tests if t.overridden),
@@ -192,11 +192,23 @@ def summary(results: list[NotebookResult]) -> str:
         rows = [r for r in results if r.notebook == name]
         graded = [r for r in rows if r.status == "graded"]
         mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
+        full = sum(_automatic(r) >= r.auto_max > 0 for r in graded)  # every automatic point (README's "full marks")
         lines.append(
-            f"{name:<34} {len(graded):>6} {mean:>7.1f} {sum(r.score == r.max_score > 0 for r in graded):>5} "
+            f"{name:<34} {len(graded):>6} {mean:>7.1f} {full:>5} "
             f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
         )
     return "\n".join(lines)
+
+
+def _automatic(result: NotebookResult) -> float:
+    """The points the automatic checks gave (written answers and any late penalty aside)."""
+    return round(sum(t.score for t in result.tests if not t.manual), 6)
+
+
+def pending_points(results: list[NotebookResult]) -> tuple[int, float]:
+    """How many written answers await a person, and their points."""
+    waiting = [t for r in results for t in r.tests if t.pending]
+    return len(waiting), sum(t.max_score for t in waiting)
 
 
 def histogram(results: list[NotebookResult], path: Path) -> Path | None:
