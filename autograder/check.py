@@ -1,64 +1,32 @@
-"""check: a learner's self-check - run a notebook's visible tests, print a per-part table."""
+"""check: a learner's self-check - run a notebook top to bottom as grading does, print its visible tests.
+
+The same run as the student bundle's self_check.py (autograder.selfcheck), on a copy of the
+notebook (hidden tests removed) beside the helper module, in a temporary folder.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from autograder import answers, paths
-from autograder.execute import execute
+from autograder import answers, paths, selfcheck
 from autograder.feedback import strip_hidden
-from autograder.limits import Limits
-from autograder.workbook import render_table
-from autograder.worker import kernel_message
-
-_CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
 
 
-@dataclass
-class PartResult:
-    """One test cell as the learner sees it."""
-
-    name: str
-    points: float
-    status: str  # "passed" | "failed" | "hidden" | "written"
-    message: str = ""
-
-
-def parts(nb) -> list[PartResult]:
-    """Per visible test cell: passed or failed with its message; hidden-only cells marked."""
-    out = []
-    for cell in nb.cells:
-        if answers.is_written(cell):
-            points = float(cell.metadata.nbgrader.get("points", 0))
-            out.append(PartResult(answers.grade_id(cell), points, "written", "graded by a person after you hand in"))
-        if not answers.is_test(cell):
-            continue
-        points = float(cell.metadata.nbgrader.get("points", 0))
-        if not _CALLS_CHECK.search(cell.source):
-            out.append(PartResult(answers.grade_id(cell), points, "hidden", "checked by hidden tests when graded"))
-            continue
-        message = kernel_message(cell)
-        out.append(PartResult(answers.grade_id(cell), points, "failed" if message else "passed", message))
-    return out
-
-
-def render(name: str, results: list[PartResult]) -> str:
-    """The same table the notebook's self_check() prints, with points."""
-    rows = [(r.name, r.status, r.message, r.points) for r in results]
-    return f"Self-check of {name} (visible tests only)\n\n" + render_table(rows)
-
-
-def self_check(path: Path, timeout: int = 600) -> list[PartResult]:
-    """Execute a copy of the notebook (hidden tests removed) next to the helper module."""
+def main(argv: list[str] | None = None) -> int:
+    """Run NOTEBOOK top to bottom (reduced sizes) and print a per-part table (exit 1 if anything failed)."""
+    parser = argparse.ArgumentParser(prog="python -m autograder check", description=main.__doc__)
+    parser.add_argument("notebook", type=Path)
+    args = parser.parse_args(argv)
+    if not args.notebook.is_file():
+        print(f"ERROR: no such notebook: {args.notebook}", file=sys.stderr)
+        return 2
+    path = args.notebook.resolve()
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if answers.is_test(cell):
@@ -70,20 +38,7 @@ def self_check(path: Path, timeout: int = 600) -> list[PartResult]:
         for extra in path.parent.glob("*.py"):  # the learner's own helper modules, if any
             if not (work / extra.name).exists():
                 shutil.copyfile(extra, work / extra.name)
-        execute(
-            nb, work, {**os.environ, "MPLBACKEND": "Agg"}, Limits(cell_seconds=timeout, notebook_seconds=4 * timeout)
-        )
-    return parts(nb)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the visible tests of NOTEBOOK and print a per-part table (exit 1 if any failed)."""
-    parser = argparse.ArgumentParser(prog="python -m autograder check", description=main.__doc__)
-    parser.add_argument("notebook", type=Path)
-    args = parser.parse_args(argv)
-    if not args.notebook.is_file():
-        print(f"ERROR: no such notebook: {args.notebook}", file=sys.stderr)
-        return 2
-    results = self_check(args.notebook.resolve())
-    print(render(args.notebook.name, results))
-    return 1 if any(r.status == "failed" for r in results) else 0
+        died = selfcheck.run(nb, work)
+    rows, stop = selfcheck.parts(nb), selfcheck.stopped_at(nb) or died
+    print(selfcheck.render(path.name, rows, stop))
+    return 1 if stop or any(r[1] == "failed" for r in rows) else 0

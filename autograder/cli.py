@@ -18,8 +18,9 @@ COMMANDS = {
     "demo": ("autograder.demo", "release, grade the sample submissions in data/, print the grades"),
     "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip (--out autograder.zip)"),
     "gradescope-run": ("autograder.gradescope:run_main", "(inside Gradescope) grade /autograder/submission"),
-    "mark": ("autograder.manual:mark_main", "give a written answer its points, then rewrite the reports"),
+    "mark": ("autograder.manual:mark_main", "score a written answer or override a test, then rewrite the reports"),
     "export": ("autograder.manual:export_main", "rewrite RESULTS' reports with the points given by hand"),
+    "formgrader": ("autograder.formgrader", "open RESULTS' gradebook in nbgrader's formgrader (prints its URL)"),
     "author": ("autograder.authoring", "turn a percent-format draft into a source notebook"),
     "replay": ("autograder.replay", "re-run one learner's test: its inputs, outputs, expected values (instructor)"),
     "similarity": ("autograder.similarity", "compare RESULTS' answers with each other, the reference, earlier years"),
@@ -29,7 +30,7 @@ COMMANDS = {
 def usage() -> str:
     """The list of commands."""
     lines = ["usage: python -m autograder COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<9} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
     return "\n".join(lines)
 
 

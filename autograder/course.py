@@ -24,17 +24,48 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 c.Execute.timeout = {timeout}
 c.Execute.kernel_name = "python3"
 c.Execute.extra_arguments = []
+import sys
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
-    Execute, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    Execute, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata, NbGraderPreprocessor,
 )
-from autograder.nbgrader_ext import WarningsAreNotFailures
+if {checkout!r} not in sys.path:
+    sys.path.append({checkout!r})  # the package's checkout, for any Python that runs nbgrader here
+try:
+    from autograder.nbgrader_ext import WarningsAreNotFailures
+except ImportError:  # a Python without this package (formgrader alone): nbgrader's own list
+    WarningsAreNotFailures = None
+
+
+class SandboxedGradingOnly(NbGraderPreprocessor):
+    # formgrader's Autograde would run learner code unsandboxed: refused (python -m autograder grade does it)
+    def preprocess(self, nb, resources):
+        raise RuntimeError({refusal!r})
+
+
+import nbgrader.apps.api as _api
+# formgrader's Autograde button calls this: refused before it touches a file (grade restores it)
+_real = getattr(_api.NbGraderAPI.autograde, "__wrapped__", _api.NbGraderAPI.autograde)
+
+
+def _refuse_autograde(self, *args, **kwargs):
+    return {{"success": False, "error": {refusal!r}, "log": {refusal!r}}}
+
+
+_refuse_autograde.__wrapped__ = _real
+_api.NbGraderAPI.autograde = _refuse_autograde
 c.Autograde.autograde_preprocessors = [
-    Execute, WarningsAreNotFailures, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-    AssignLatePenalties, CheckCellMetadata,
+    p for p in (
+        SandboxedGradingOnly, Execute, WarningsAreNotFailures, ClearMetadataPreprocessor, LimitOutput,
+        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    ) if p is not None
 ]
 {extra}
 """
+REFUSAL = (
+    "Autograde is off in this course: it would run learner code without the grader's sandbox. "
+    "Grade with: python -m autograder grade SUBMISSIONS --out RESULTS (then python -m autograder export RESULTS)."
+)
 
 
 @dataclass
@@ -58,6 +89,8 @@ class Course:
             db_url=f"sqlite:///{self.db_path}",
             stub=CODE_STUB,
             timeout=self.cell_timeout,
+            checkout=str(paths.ROOT),
+            refusal=REFUSAL,
             extra=self.extra_config,
         )
         (self.root / "nbgrader_config.py").write_text(text)

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from autograder import grade, launchers, paths, release
+from autograder import grade, launchers, paths, release, report
 from autograder.limits import Limits
 
 
@@ -32,5 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = grade.grade(opts)
     print(grade.table(results))
+    count, points = report.pending_points(results)
+    if count:
+        print(
+            f"\n{count} written answer(s), {points:g} point(s), await a person (not counted above): "
+            f"python -m autograder formgrader {args.out}, or python -m autograder mark"
+        )
     print(f"\ngrades.csv, results.json and feedback/ in {args.out} ({time.perf_counter() - t0:.0f} s)")
     return 0

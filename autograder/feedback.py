@@ -28,6 +28,8 @@ def strip_hidden(source: str) -> str:
 
 def _verdict_output(test) -> nbformat.NotebookNode:
     mark = "✓ passed" if test.status == "passed" else "✗ failed"
+    if test.overridden:
+        mark = f"✎ score set by your instructor (the checks: {mark})"
     text = f"{mark} ({test.score:g}/{test.max_score:g} points)"
     if test.message:
         text += f"\n{test.message}"
@@ -47,10 +49,14 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     rows = ["| test | points | result | checks | message |", "|---|---|---|---|---|"]
     for t in result.tests:
         mark = {"passed": "✓", "failed": "✗"}.get(t.status, md_text(t.status))  # written: by hand, or pending
+        mark += " ✎ overridden" if t.overridden else ""
         message = md_text(t.message.replace("\n", " ")[:400])
         name = f"`{t.name}`{' (hidden)' if t.hidden else ''}"
         rows.append(f"| {name} | {t.score:g}/{t.max_score:g} | {mark} | {md_text(t.parts())} | {message} |")
-    text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n" + "\n".join(rows)
+    text = f"## Grade: {result.score:g} / {result.max_score:g}\n\n"
+    if result.late_note:
+        text += f"**Late:** {md_text(result.late_note)}: {result.penalty:g} point(s) taken.\n\n"
+    text += "\n".join(rows)
     if result.flags or result.errors:
         text += "\n\n**Notes from the grader**\n\n" + "\n".join(
             f"- {md_text(x.replace(chr(10), ' ')[:1000])}" for x in result.errors + result.flags

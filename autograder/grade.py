@@ -11,10 +11,12 @@ finished job saved at once) -> gradebook
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -28,9 +30,22 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder import answers, coursekey, feedback, intake, launchers, paths, runlock, sandbox
+from autograder import (
+    answers,
+    coursekey,
+    feedback,
+    intake,
+    interrupt,
+    late,
+    launchers,
+    overrides,
+    paths,
+    roster,
+    runlock,
+    sandbox,
+)
 from autograder import shard as sharding
-from autograder.course import Course, sources_digest
+from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, Problem, clean_text, problems, write_json_atomic
@@ -65,6 +80,8 @@ class Options:
     key_file: Path | None = None  # the course key (autograder.coursekey; default $AUTOGRADER_KEY_FILE, RESULTS/.key)
     seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
     similarity: bool = False  # write the similarity report at the end (autograder.similarity)
+    roster: Path | None = None  # the class roster CSV (autograder.roster)
+    late: Path | None = None  # the late-work policy TOML (autograder.late)
 
     @property
     def work_dir(self) -> Path:
@@ -151,6 +168,7 @@ def _init_worker() -> None:
     """A worker computes the checks' oracles single-threaded, as the kernels run (OMP_NUM_THREADS=1)."""
     import torch
 
+    interrupt.ignore_in_worker()  # Ctrl-C: the main process says how to resume, once
     torch.set_num_threads(1)
 
 
@@ -228,18 +246,30 @@ class Recorder:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
         if result.status != "graded":
             return
-        from autograder import gradebook
+        from autograder import gradebook, handgrades
 
         if self.session is None:
             self.session = gradebook.Session(self.course)
         if executed is None:
             saved = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
             executed = nbformat.read(saved, as_version=4)
+        before = handgrades.answers_before(self.course, result)
         gradebook.submit(self.course, result, executed)
         self.session.autograde(result.notebook, result.student_id)
+        handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
         gradebook.reconcile(self.course, [result])
-        feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
+        feedback.generate(self.course, self.session, self.current(result), self.opts.out / "feedback")
         _save_state(self.opts.out, result, digest, recorded=True)
+
+    def current(self, result: NotebookResult) -> NotebookResult:
+        """A copy of a saved result with the scores people gave (written answers, overrides) on it."""
+        from autograder import gradebook
+
+        shown = copy.deepcopy(result)
+        gradebook.apply_manual(self.course, [shown])
+        overrides.tell(overrides.apply(self.opts.out, self.course, [shown]))
+        late.apply(self.opts.out, [shown])
+        return shown
 
     def refresh_feedback(self, result: NotebookResult) -> None:
         """Rewrite one recorded submission's feedback page (a person has graded its written answers)."""
@@ -255,6 +285,8 @@ def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, 
     try:
         recorder.record(result, digest, executed)
     except Exception as exc:  # noqa: BLE001 - one submission nbgrader cannot handle must not stop the batch
+        if interrupt.REQUESTED.is_set():  # Ctrl-C inside nbgrader: left unrecorded, the next run records it
+            raise KeyboardInterrupt from exc
         result.status = "error"
         result.errors.append(f"grader error while recording the grade and feedback: {exc!r}"[:500])
         _save_state(opts.out, result, digest)
@@ -293,11 +325,12 @@ def run_jobs(
     bar.close()
 
 
-def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
+def finish(opts: Options, recorder: Recorder, touched: frozenset[str] = frozenset()) -> list[NotebookResult]:
     """Record what an interrupted run left unrecorded, then write all reports.
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
     run killed before that records it here, next time. Each notebook is recorded once.
+    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
     """
     for state in _load_state(opts.out).values():
         if state["result"]["status"] == "graded" and not state.get("recorded"):
@@ -305,7 +338,12 @@ def finish(opts: Options, recorder: Recorder) -> list[NotebookResult]:
     from autograder import gradebook
 
     results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
+    touched = touched | overrides.adopt(opts.out, recorder.course, results)  # scores entered in formgrader
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
+    overrides.tell(overrides.apply(opts.out, recorder.course, results))  # tests' scores an instructor set
+    late.apply(opts.out, results)  # due dates and penalties, last: they apply to the final score
+    for result in (r for r in results if r.key in touched and r.status == "graded"):
+        recorder.refresh_feedback(result)
     write_reports(opts.out, results)
     histogram(results, opts.out / "scores.png")
     _similarity(opts, results)
@@ -371,20 +409,33 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         for n in paths.notebook_names()
     }
     sharding.claim(opts.out, opts.shard)
-    items = sharding.select(intake.collect(opts.submissions, known), opts.shard)
+    enrolled = roster.load(opts.roster) if opts.roster else None
+    if opts.roster and opts.roster.resolve() != (opts.out / "roster.csv").resolve():
+        opts.out.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(opts.roster, opts.out / "roster.csv")  # export and merge use it too
+    if opts.late:
+        late.load(opts.late)  # a policy that cannot be read stops the run here
+        opts.out.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(opts.late, opts.out / late.POLICY_FILE)
+    items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts, needed)
+    if enrolled is not None and course.db_path.exists():
+        roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
     sharding.record(opts.out, opts.shard, digest, coursekey.fingerprint(secret))
+    late.record_times(opts.out, opts.submissions, items)
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
                 item.max_score = _max_points(item.notebook)
             _save_state(opts.out, item, digest)
     states = _load_state(opts.out)
+    recorded = [NotebookResult.from_dict(s["result"]) for s in states.values() if s.get("recorded")]
+    touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
     recorder = Recorder(opts, course)
     run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
-    return finish(opts, recorder)
+    return finish(opts, recorder, touched)
 
 
 def default_jobs() -> int:
@@ -401,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unsafe", action="store_true", help="run learner code without the sandbox")
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds)
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--roster", type=Path, help="class roster CSV: id,name,email,canvas_id,... (README)")
+    parser.add_argument("--late", type=Path, help="late-work policy TOML: due dates, extensions, penalty (README)")
     parser.add_argument(
         "--shard",
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
@@ -439,16 +492,22 @@ def main(argv: list[str] | None = None) -> int:
         quiet=args.quiet,
     )
     opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
+    opts.roster, opts.late = args.roster, args.late
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
+    interrupt.install()
     try:
         results = grade(opts)
+    except KeyboardInterrupt:  # unwound (kernels stopped, lock released): no exit-time joins of a pool or server
+        interrupt.exit_now()
     except (
         OSError,
         runlock.RunBusy,
         sharding.ShardError,
         coursekey.CourseKeyError,
+        roster.RosterError,
+        late.LateError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import coursecache, paths
 from autograder.course import COURSE_ID, Course, NbgraderError
-from autograder.results import GRADED_BY_HAND, NotebookResult, write_json_atomic
+from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, write_json_atomic
 
 
 def prepare(course: Course, names: list[str]) -> None:
@@ -65,6 +65,13 @@ def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNo
     shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
 
 
+def restore_autograde() -> None:
+    """nbgrader's own autograde, which the course config replaces by a refusal for formgrader's button."""
+    from nbgrader.apps import api
+
+    api.NbGraderAPI.autograde = getattr(api.NbGraderAPI.autograde, "__wrapped__", api.NbGraderAPI.autograde)
+
+
 class Session:
     """nbgrader's own API, in this process, on the course folder (no execution: workers ran it)."""
 
@@ -76,9 +83,11 @@ class Session:
         from autograder.nbgrader_ext import FeedbackExporter
 
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+        restore_autograde()  # the config turns formgrader's Autograde off; this is the sandboxed grader
         extra = Config()
         extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
         extra.ClearOutput.enabled = False
+        extra.SandboxedGradingOnly.enabled = False  # this is the sandboxed grader: formgrader's button stays off
         extra.Exchange.root = str(course.root / ".exchange")
         extra.GenerateFeedback.exporter_class = FeedbackExporter  # the same page, without a re-parse
         config.merge(extra)
@@ -114,6 +123,7 @@ def reconcile(course: Course, results: list[NotebookResult]) -> None:
                     continue
                 test.nbgrader_passed = grade.auto_score is not None and grade.auto_score >= grade.max_score
                 grade.manual_score = test.score
+                grade.needs_manual_grade = False  # the checks decided: nothing for formgrader to review
         gb.db.commit()
 
 
@@ -125,7 +135,10 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
 
 
 def apply_manual(course: Course, results: list[NotebookResult]) -> None:
-    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`)."""
+    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`).
+
+    An answer left as handed out is nbgrader's automatic 0 (NO_ANSWER), not one to grade.
+    """
     pending = [r for r in results if any(t.manual for t in r.tests)]
     if not pending or course is None or not course.db_path.exists():
         return
@@ -136,6 +149,9 @@ def apply_manual(course: Course, results: list[NotebookResult]) -> None:
                 if grade is not None and grade.manual_score is not None:
                     test.score, test.status = float(grade.manual_score), GRADED_BY_HAND
                     test.message = _comment(gb, result, test.name)
+                elif grade is not None and grade.auto_score == 0 and not grade.needs_manual_grade:
+                    # left as handed out: nbgrader scores it 0 and formgrader does not list it
+                    test.score, test.status, test.message = 0.0, NO_ANSWER, "No answer given: 0 points."
             result.total()
 
 

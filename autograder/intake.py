@@ -18,10 +18,15 @@ import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import nbformat
 
+from autograder import lms
 from autograder.results import NotebookResult
+
+if TYPE_CHECKING:
+    from autograder.roster import Roster
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # always used with fullmatch
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -39,6 +44,7 @@ ZIP = "(zip)"  # a zip archive that cannot be opened or is unsafe
 UNEXPECTED = "(unexpected file)"  # a file (or link) not named like any course notebook
 DUPLICATE = "#duplicate"  # suffix: the same notebook handed in more than once
 LABELS = (WHOLE, ZIP, UNEXPECTED)
+INSTRUCTOR_FILES = ("timestamps.csv",)  # beside the submissions, not one (autograder.late)
 
 
 @dataclass
@@ -50,6 +56,8 @@ class Submission:
     nb: nbformat.NotebookNode
     content_hash: str
     source: str = ""  # where it came from, for messages: 'alice/01_x.ipynb' or 'alice.zip:01_x.ipynb'
+    late: bool = False  # an LMS marked it late (Canvas's _LATE_)
+    submitted: str = ""  # when it was handed in (ISO 8601), where the LMS download says
 
     @property
     def key(self) -> str:
@@ -166,11 +174,20 @@ class _Catalog:
         self.known = known
         self.by_fold = {name.lower(): name for name in known}
 
-    def notebook(self, filename: str) -> str | None:
-        """The course notebook a file name stands for ('01_x.ipynb', any case), or None."""
+    def exact(self, filename: str) -> str | None:
+        """The course notebook a file name is ('01_x.ipynb', any case), or None."""
         if not filename.lower().endswith(".ipynb"):
             return None
         return self.by_fold.get(filename[: -len(".ipynb")].lower())
+
+    def notebook(self, filename: str) -> str | None:
+        """The course notebook a file name stands for, a browser's or LMS's copy suffix ' (1)', '-1' undone."""
+        return self.exact(lms.undo_renames(filename, self.exact)[0])
+
+    def order(self, filename: str) -> tuple[str, int, str]:
+        """Sort key: copies of one notebook together, the highest copy number (the latest) first."""
+        base, copies = lms.undo_renames(filename, self.exact)
+        return base.lower(), -copies, filename
 
     def expected(self) -> str:
         names = sorted(self.known)
@@ -214,7 +231,7 @@ def _read_regular(path: Path, size: int, where: str) -> bytes:
 
 def _from_folder(folder: Path, student: str, cat: _Catalog, out: list) -> None:
     found = False
-    for path in sorted(folder.iterdir()):
+    for path in sorted(folder.iterdir(), key=lambda p: cat.order(p.name)):
         name = path.name
         if name.startswith("."):
             continue  # .ipynb_checkpoints, .DS_Store, ...
@@ -382,20 +399,24 @@ def _entry(entry: Path, cat: _Catalog, first_case: dict[str, str], out: list) ->
         out.append(rejected(student, WHOLE, f"{show(name)}: expected a folder <student_id>/ or a <student_id>.zip"))
 
 
-def collect(submissions: Path, known: dict[str, set[str]]) -> list[Submission | NotebookResult]:
+def collect(
+    submissions: Path, known: dict[str, set[str]], roster: Roster | None = None
+) -> list[Submission | NotebookResult]:
     """Every submission under `submissions`, or a rejected row saying why it can't be graded.
 
-    `known` maps each notebook name to the grade_ids of its answer cells. Only a missing
-    `submissions` folder raises; each item of the result has its own (student, notebook).
+    `known` maps each notebook name to the grade_ids of its answer cells. Entries named as
+    a Canvas, Moodle or Blackboard download names them are read as such (autograder.lms),
+    their learners found in `roster` if given. Only a missing `submissions` folder raises;
+    each item of the result has its own (student, notebook).
     """
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
     cat = _Catalog(known)
     out: list[Submission | NotebookResult] = []
     first_case: dict[str, str] = {}
-    for entry in sorted(submissions.iterdir()):
-        if entry.name.startswith("."):
-            continue
+    entries = sorted(e for e in submissions.iterdir() if not e.name.startswith(".") and e.name not in INSTRUCTOR_FILES)
+    plain = _lms_entries(entries, cat, roster, out)
+    for entry in plain:
         try:
             _entry(entry, cat, first_case, out)
         except Exception as exc:  # noqa: BLE001 - the last resort: one entry never stops the batch
@@ -403,6 +424,58 @@ def collect(submissions: Path, known: dict[str, set[str]]) -> list[Submission | 
             reason = f"{show(entry.name)}: the grader could not read this submission ({type(exc).__name__}: {str(exc)[:200]})"
             out.append(rejected(student if valid_id(student) else row_id(entry.name), WHOLE, reason, "error"))
     return _settle(out)
+
+
+def _lms_entries(entries: list[Path], cat: _Catalog, roster: Roster | None, out: list) -> list[Path]:
+    """Read the entries an LMS download named (the latest copy of each notebook); returns the others."""
+    found, plain = [], []
+    for entry in entries:
+        try:
+            got = lms.recognise(entry, stat.S_ISDIR(entry.lstat().st_mode), roster)
+        except (OSError, ValueError):
+            got = None  # read as a plain entry, which reports what is wrong with it
+        if got is None:
+            plain.append(entry)
+        else:
+            found += got
+    kept, _older = lms.latest(found, cat.exact)
+    for item in kept:
+        try:
+            _lms_file(item, cat, out)
+        except Exception as exc:  # noqa: BLE001 - one entry never stops the batch
+            where = show(item.path.name)
+            out.append(
+                rejected(row_id(item.path.name), WHOLE, f"{where}: could not be read ({type(exc).__name__})", "error")
+            )
+    return plain
+
+
+def _lms_file(item: lms.Found, cat: _Catalog, out: list) -> None:
+    """One learner file of an LMS download: checked and read as a folder's file is."""
+    where = _plain(item.path.name if item.platform != "moodle" else f"{item.path.parent.name}/{item.path.name}")
+    if not valid_id(item.student_id):
+        out.append(
+            rejected(row_id(item.path.name), WHOLE, f"{where}: no valid student id in this {item.platform} name")
+        )
+        return
+    notebook = cat.exact(item.filename)
+    if notebook is None:
+        out.append(
+            rejected(item.student_id, UNEXPECTED, f"unexpected file {show(item.filename)} in {where}: {cat.expected()}")
+        )
+        return
+    mode = item.path.lstat().st_mode
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        out.append(rejected(item.student_id, notebook, f"{where} is not a regular file; not read"))
+        return
+    try:
+        data = _read_regular(item.path, item.path.lstat().st_size, where)
+    except (ValueError, OSError) as exc:
+        out.append(rejected(item.student_id, notebook, str(exc) if isinstance(exc, ValueError) else f"{where}: {exc}"))
+        return
+    _from_bytes(item.student_id, notebook, where, data, cat, out)
+    if isinstance(out[-1], Submission):
+        out[-1].late, out[-1].submitted = item.late, item.submitted
 
 
 def _settle(items: list) -> list:

@@ -1,4 +1,4 @@
-"""Written answers, graded by a person: score one (`mark`), then rewrite the reports (`export`).
+"""Scores a person gives: a written answer's, or an override of an autograded test (`mark`); then `export`.
 
 nbgrader's formgrader works on the same gradebook (RESULTS/.course/gradebook.db); after
 grading there, `export` brings the points into grades.csv, lms.csv, results.json and
@@ -12,8 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import grade, gradebook
+from autograder import grade, gradebook, overrides
 from autograder.course import Course
+from autograder.results import NotebookResult
 
 
 def export(out: Path) -> list:
@@ -24,7 +25,7 @@ def export(out: Path) -> list:
     recorder = grade.Recorder(opts, Course(out / ".course"))
     results = grade.finish(opts, recorder)
     for result in results:
-        if result.status == "graded" and any(t.manual for t in result.tests):
+        if result.status == "graded" and any(t.manual or t.overridden for t in result.tests):
             recorder.refresh_feedback(result)
     return results
 
@@ -45,21 +46,33 @@ def export_main(argv: list[str] | None = None) -> int:
 
 
 def mark_main(argv: list[str] | None = None) -> int:
-    """Give a written answer its points (as formgrader would), then rewrite the reports."""
+    """Score a written answer (as formgrader would) or override an autograded test's score, then rewrite the reports."""
     parser = argparse.ArgumentParser(prog="python -m autograder mark", description=mark_main.__doc__)
     parser.add_argument("results", type=Path)
     parser.add_argument("student")
     parser.add_argument("notebook")
-    parser.add_argument("answer", help="the written answer's grade_id (see results.json)")
+    parser.add_argument("answer", help="the grade_id of a written answer or of a test (see results.json)")
     parser.add_argument("points", type=float)
     parser.add_argument("--comment", default="", help="shown to the learner in the feedback")
     args = parser.parse_args(argv)
-    course = Course(args.results.resolve() / ".course")
+    out = args.results.resolve()
+    course = Course(out / ".course")
+    saved = grade._load_state(out).get(f"{args.student}/{args.notebook}")
+    result = NotebookResult.from_dict(saved["result"]) if saved else None
+    is_test = result is not None and _is_test(result, args.answer)
     try:
-        top = gradebook.set_manual(course, args.student, args.notebook, args.answer, args.points, args.comment)
-        export(args.results.resolve())
+        if is_test:
+            top = overrides.give(out, course, result, args.answer, args.points, args.comment)
+        else:
+            top = gradebook.set_manual(course, args.student, args.notebook, args.answer, args.points, args.comment)
+        export(out)
     except (KeyError, ValueError, OSError) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
-    print(f"{args.student} · {args.notebook} · {args.answer}: {args.points:g} / {top:g}")
+    overridden = " (overrides the automatic score)" if is_test else ""
+    print(f"{args.student} · {args.notebook} · {args.answer}: {args.points:g} / {top:g}{overridden}")
     return 0
+
+
+def _is_test(result, name: str) -> bool:
+    return any(t.name == name and not t.manual for t in result.tests)

@@ -41,12 +41,22 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
     return written
 
 
+# The learner's kit beside the notebooks: its own README, requirements and self-check (name in the zip: source).
+KIT = {
+    "README.md": paths.ROOT / "autograder" / "kit" / "README.md",
+    "requirements.txt": paths.ROOT / "requirements-learner.txt",
+    "self_check.py": paths.ROOT / "autograder" / "selfcheck.py",
+}
+
+
 def write_bundle(notebook_dir: Path, bundle: Path) -> Path:
-    """Zip the student notebooks and the helper module (nothing else) for distribution."""
+    """Zip the student notebooks, the helper module and the learner's kit (nothing else) for distribution."""
     bundle.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb")) + [notebook_dir / "workbook.py"]:
             zf.write(path, f"attention-workbook/{path.name}")
+        for name, path in KIT.items():
+            zf.write(path, f"attention-workbook/{name}")
     return bundle
 
 

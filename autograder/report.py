@@ -7,7 +7,11 @@ import unicodedata
 from pathlib import Path
 
 from autograder import intake, paths
+from autograder import roster as rosters
 from autograder.results import AUTHORING, NotebookResult, write_json_atomic
+
+MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
+ROSTER_FILE = "roster.csv"  # RESULTS/roster.csv: the copy `grade --roster` keeps
 
 # DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
 # per notebook, so nbgrader's rows are ours), then this grader's own.
@@ -28,6 +32,7 @@ GRADES_COLUMNS = [
     "flags",
     "reason",
     "needs_manual_grading",  # written answers no person has scored yet
+    "overridden",  # tests whose score an instructor set (autograder.overrides)
 ]
 
 
@@ -52,11 +57,13 @@ def csv_text(rows: list[list[object]]) -> str:
     return "".join(",".join(csv_cell(v) for v in row) + "\n" for row in rows)
 
 
-def grades_csv(results: list[NotebookResult]) -> str:
-    """One row per student per notebook."""
+def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = None) -> str:
+    """One row per student per notebook; with a roster, names and emails, and a 'missing' row for work not handed in."""
     rows: list[list[object]] = [GRADES_COLUMNS]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         score = f"{r.score:g}"
+        learner = roster.get(r.student_id) if roster is not None else None
+        first, last = learner.first_last if learner else ("", "")
         rows.append(
             [
                 r.student_id,
@@ -64,48 +71,95 @@ def grades_csv(results: list[NotebookResult]) -> str:
                 score,
                 f"{r.max_score:g}",
                 r.notebook,
-                "",
-                "",
-                "",
-                "",
-                "",
-                score,
-                "0",
+                r.duedate,
+                r.timestamp,
+                last,
+                first,
+                learner.email if learner else "",
+                f"{r.score + r.penalty:g}",
+                f"{r.penalty:g}",
                 r.status,
-                len(r.flags),
+                "; ".join(r.flags)[:1000],
                 "; ".join(r.errors)[:500],
                 " ".join(t.name for t in r.tests if t.pending),
+                " ".join(t.name for t in r.tests if t.overridden),
             ]
         )
+    rows += _missing_rows(results, roster)
     return csv_text(rows)
 
 
-def lms_csv(results: list[NotebookResult], notebooks: list[str] | None = None) -> str:
+def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) -> list[list[object]]:
+    """A row per enrolled learner and course notebook with no row at all: status 'missing', score blank."""
+    if roster is None:
+        return []
+    have = {(r.student_id, r.notebook) for r in results}
+    top = {r.notebook: f"{r.max_score:g}" for r in results if r.status == "graded"}
+    rows: list[list[object]] = []
+    for learner in sorted(roster.learners.values(), key=lambda x: x.id):
+        first, last = learner.first_last
+        for name in paths.notebook_names():
+            if (learner.id, name) not in have:
+                blank = [""] * (len(GRADES_COLUMNS) - 13)
+                rows.append(
+                    [
+                        learner.id,
+                        name,
+                        "",
+                        top.get(name, ""),
+                        name,
+                        "",
+                        "",
+                        last,
+                        first,
+                        learner.email,
+                        "",
+                        "",
+                        MISSING,
+                        *blank,
+                    ]
+                )
+    return rows
+
+
+def lms_csv(
+    results: list[NotebookResult], notebooks: list[str] | None = None, roster: rosters.Roster | None = None
+) -> str:
     """One row per learner, one column per course notebook, and the total: ready for an LMS import.
 
     The columns are the course's notebooks (paths.notebook_names()), whatever was handed
     in: nothing a learner names becomes a column. Rows are the learners with a valid id
-    (an entry rejected for its id is in grades.csv only); a notebook not graded scores 0.
+    (an entry rejected for its id is in grades.csv only) and every enrolled learner; a
+    notebook not graded is blank (missing, not 0), and the total sums what was graded.
     """
     notebooks = paths.notebook_names() if notebooks is None else notebooks
-    scores: dict[str, dict[str, float]] = {}
+    scores: dict[str, dict[str, float]] = {x: {} for x in (roster.learners if roster is not None else {})}
     for r in results:
         if not intake.valid_id(r.student_id):
             continue
         row = scores.setdefault(r.student_id, {})
-        if r.notebook in notebooks:
+        if r.notebook in notebooks and r.status == "graded":
             row[r.notebook] = r.score
     rows: list[list[object]] = [["student_id", *notebooks, "total"]]
     for student in sorted(scores):
-        values = [scores[student].get(n, 0.0) for n in notebooks]
-        rows.append([student, *(f"{x:g}" for x in values), f"{sum(values):g}"])
+        got = scores[student]
+        cells = [f"{got[n]:g}" if n in got else "" for n in notebooks]
+        rows.append([student, *cells, f"{sum(got.values()):g}"])
     return csv_text(rows)
 
 
 def write_reports(out: Path, results: list[NotebookResult]) -> None:
-    """grades.csv, lms.csv and results.json, each written atomically."""
+    """grades.csv, lms.csv, results.json and, with a roster, canvas.csv and moodle.csv, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("grades.csv", grades_csv(results)), ("lms.csv", lms_csv(results))):
+    roster = rosters.load(out / ROSTER_FILE) if (out / ROSTER_FILE).is_file() else None
+    texts = [("grades.csv", grades_csv(results, roster)), ("lms.csv", lms_csv(results, roster=roster))]
+    if roster is not None:
+        from autograder import exports
+
+        names = paths.notebook_names()
+        texts += [("canvas.csv", exports.canvas_csv(results, roster, names))]
+        texts += [("moodle.csv", exports.moodle_csv(results, roster, names))]
+    for name, text in texts:
         tmp = out / f".{name}.{os.getpid()}.tmp"
         tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
         os.replace(tmp, out / name)
@@ -124,6 +178,8 @@ def table(results: list[NotebookResult]) -> str:
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         status = r.status if r.status == "graded" else f"{r.status}: {'; '.join(r.errors)[:60]}"
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
+        changed = [t.name for t in r.tests if t.overridden]
+        flags += f"  [overridden: {', '.join(changed)}]" if changed else ""
         line = f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}"
         lines.append(printable(line))
     return "\n".join(lines)
@@ -136,8 +192,9 @@ def summary(results: list[NotebookResult]) -> str:
         rows = [r for r in results if r.notebook == name]
         graded = [r for r in rows if r.status == "graded"]
         mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
+        full = sum(_automatic(r) >= r.auto_max > 0 for r in graded)  # every automatic point (README's "full marks")
         lines.append(
-            f"{name:<34} {len(graded):>6} {mean:>7.1f} {sum(r.score == r.max_score > 0 for r in graded):>5} "
+            f"{name:<34} {len(graded):>6} {mean:>7.1f} {full:>5} "
             f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
         )
     return "\n".join(lines + authoring_lines(results))
@@ -153,6 +210,17 @@ def authoring_lines(results: list[NotebookResult]) -> list[str]:
                 f"AUTHORING ERROR in {name} ({len(hit)} submission(s) not graded): {hit[0][len(AUTHORING) + 2 :]}"
             )
     return lines
+
+
+def _automatic(result: NotebookResult) -> float:
+    """The points the automatic checks gave (written answers and any late penalty aside)."""
+    return round(sum(t.score for t in result.tests if not t.manual), 6)
+
+
+def pending_points(results: list[NotebookResult]) -> tuple[int, float]:
+    """How many written answers await a person, and their points."""
+    waiting = [t for r in results for t in r.tests if t.pending]
+    return len(waiting), sum(t.max_score for t in waiting)
 
 
 def histogram(results: list[NotebookResult], path: Path) -> Path | None:

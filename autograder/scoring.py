@@ -15,7 +15,7 @@ from autograder import answers
 from autograder.feedback import strip_hidden
 from autograder.results import NEEDS_MANUAL, NotebookResult, Outcome, TestResult, TrustedVerdict
 
-WRITTEN = "a written answer: a person grades it (nbgrader formgrader, or python -m autograder mark)"
+WRITTEN = "a written answer: your instructor grades it; the points come after that"
 
 _VISIBLE_CHECK = re.compile(r"\bcheck\.\w+\(")
 

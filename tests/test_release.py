@@ -45,8 +45,9 @@ def test_bundle_holds_only_student_material(released):
     with zipfile.ZipFile(released / "bundle.zip") as zf:
         names = sorted(zf.namelist())
         texts = {n: zf.read(n).decode() for n in names}
-    assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + ["attention-workbook/workbook.py"])
-    helper = texts["attention-workbook/workbook.py"]
+    kit = ["workbook.py", "README.md", "requirements.txt", "self_check.py"]
+    assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + [f"attention-workbook/{k}" for k in kit])
+    helper = "".join(texts[f"attention-workbook/{k}"] for k in kit)
     for name in NAMES:
         assert leaked(texts[f"attention-workbook/{name}.ipynb"] + helper, name) == []
     assert all("BEGIN HIDDEN TESTS" not in t and "BEGIN SOLUTION" not in t for t in texts.values())

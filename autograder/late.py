@@ -1,0 +1,185 @@
+"""Late work: a due date per notebook, per-learner extensions, submission times, and a penalty policy.
+
+The policy is a TOML file, given once as `grade --late late.toml` and kept as RESULTS/late.toml:
+
+    [due]                      # ISO 8601; a time without an offset is UTC
+    01_scaled_dot_product_attention = "2026-12-01T23:59:00+00:00"
+    [extensions.fay]           # a learner's own due dates, or hours added to every one
+    01_scaled_dot_product_attention = "2026-12-03T23:59:00+00:00"
+    [extensions.bo]
+    all_hours = 48
+    [policy]
+    per_day = 10               # percent of the notebook's points per day late (or part of one)
+    max = 100                  # the most a penalty takes, in percent
+    grace_minutes = 0
+    # zero = true              # instead: late work scores 0 (nbgrader's ZeroLatePlugin rule)
+
+Submission times, the first found: the LMS download's own (Blackboard's attempt time),
+nbgrader's `timestamp.txt` in the learner's folder (`2026-12-01 10:00:00.000000 UTC`), or a
+row of SUBMISSIONS/timestamps.csv (`student_id,notebook,timestamp`; a blank notebook means
+all). They are kept in RESULTS/timestamps.json. A Canvas `_LATE` name with no time is noted,
+not penalised: there is nothing to measure it by.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+import math
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.results import NotebookResult, write_json_atomic
+
+POLICY_FILE = "late.toml"
+TIMES_FILE = "timestamps.json"
+MAX_SMALL_FILE = 2**20
+
+
+class LateError(ValueError):
+    """A late-work policy that cannot be used, with the reason."""
+
+
+def when(text: str) -> datetime.datetime:
+    """A time from ISO 8601 or nbgrader's timestamp.txt form; UTC where no offset is given."""
+    text = text.strip().removesuffix(" UTC")
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise LateError(f"{text[:60]!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59:00+00:00)") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+
+
+@dataclass
+class Policy:
+    """Due dates, extensions and the penalty rule."""
+
+    due: dict[str, datetime.datetime] = field(default_factory=dict)
+    own: dict[str, dict[str, datetime.datetime]] = field(default_factory=dict)
+    extra_hours: dict[str, float] = field(default_factory=dict)
+    per_day: float = 0.0
+    most: float = 100.0
+    grace: datetime.timedelta = datetime.timedelta()
+    zero: bool = False
+
+    def due_for(self, student: str, notebook: str) -> datetime.datetime | None:
+        """This learner's due date for this notebook (an extension's, if any)."""
+        if notebook in self.own.get(student, {}):
+            return self.own[student][notebook]
+        base = self.due.get(notebook)
+        return base + datetime.timedelta(hours=self.extra_hours.get(student, 0)) if base else None
+
+    def penalty(self, late_by: datetime.timedelta, points: float) -> float:
+        """Points taken for work handed in `late_by` after its due date (grace included)."""
+        if late_by <= self.grace:
+            return 0.0
+        if self.zero:
+            return points
+        days = math.ceil((late_by - self.grace) / datetime.timedelta(days=1))
+        return points * min(self.most, self.per_day * days) / 100
+
+    def describe(self) -> str:
+        """The rule in words, for the learner's feedback."""
+        if self.zero:
+            return "late work scores 0"
+        return f"{self.per_day:g}% of the notebook's points per day late (at most {self.most:g}%)"
+
+
+def load(path: Path) -> Policy:
+    """Read a late-work TOML file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LateError(f"{path}: {exc}") from None
+    policy = data.get("policy", {})
+    own, extra = {}, {}
+    for student, given in data.get("extensions", {}).items():
+        extra[student] = float(given.get("all_hours", 0))
+        own[student] = {nb: when(str(t)) for nb, t in given.items() if nb != "all_hours"}
+    return Policy(
+        due={nb: when(str(t)) for nb, t in data.get("due", {}).items()},
+        own=own,
+        extra_hours=extra,
+        per_day=float(policy.get("per_day", 0)),
+        most=float(policy.get("max", 100)),
+        grace=datetime.timedelta(minutes=float(policy.get("grace_minutes", 0))),
+        zero=bool(policy.get("zero", False)),
+    )
+
+
+def _small_file(path: Path) -> str | None:
+    """A small regular file's text (no link followed), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read(MAX_SMALL_FILE).decode("utf-8", "replace")
+
+
+def record_times(out: Path, submissions: Path, items: list) -> None:
+    """Keep each submission's time (and an LMS's late mark) in RESULTS/timestamps.json."""
+    table = _table(submissions)
+    try:
+        kept = json.loads((out / TIMES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = {}
+    for item in items:
+        if isinstance(item, NotebookResult):
+            continue
+        stamp = item.submitted or _folder_stamp(submissions / item.student_id)
+        stamp = stamp or table.get((item.student_id, item.notebook)) or table.get((item.student_id, ""), "")
+        try:
+            stamp = when(stamp).isoformat() if stamp else ""
+        except LateError:
+            stamp = ""
+        kept[item.key] = {"timestamp": stamp, "late_mark": bool(item.late), "content_hash": item.content_hash}
+    write_json_atomic(out / TIMES_FILE, kept)
+
+
+def _folder_stamp(folder: Path) -> str:
+    text = _small_file(folder / "timestamp.txt") if folder.is_dir() and not folder.is_symlink() else None
+    return (text or "").strip().splitlines()[0] if text and text.strip() else ""
+
+
+def _table(submissions: Path) -> dict[tuple[str, str], str]:
+    text = _small_file(submissions / "timestamps.csv")
+    if not text:
+        return {}
+    rows = csv.DictReader(io.StringIO(text))
+    return {(r.get("student_id", ""), r.get("notebook", "") or ""): r.get("timestamp", "") for r in rows}
+
+
+def apply(out: Path, results: list[NotebookResult]) -> None:
+    """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
+    if not (out / POLICY_FILE).is_file():
+        return
+    policy = load(out / POLICY_FILE)
+    try:
+        times = json.loads((out / TIMES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        times = {}
+    for result in (r for r in results if r.status == "graded"):
+        due, seen = policy.due_for(result.student_id, result.notebook), times.get(result.key, {})
+        result.duedate = due.isoformat() if due else ""
+        result.timestamp = seen.get("timestamp", "")
+        if due and result.timestamp:
+            late_by = when(result.timestamp) - due
+            result.penalty = round(min(result.score, policy.penalty(late_by, result.max_score)), 6)
+            if result.penalty:
+                result.late_note = f"handed in {_ago(late_by)} after the due date ({policy.describe()})"
+        elif seen.get("late_mark"):
+            result.late_note = "marked late by the LMS, with no submission time: no penalty computed"
+        result.score = round(result.score - result.penalty, 6)
+
+
+def _ago(delta: datetime.timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:.1f} hours" if hours < 48 else f"{hours / 24:.1f} days"

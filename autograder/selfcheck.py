@@ -1,0 +1,119 @@
+"""Self-check a notebook: run it top to bottom, as grading does (reduced sizes), and print its visible tests.
+
+This file runs on its own (the student bundle ships it as self_check.py): it needs only
+nbformat and nbclient, which JupyterLab installs. `python self_check.py 01_…ipynb` runs a
+copy of the notebook in a fresh kernel with WORKBOOK_GRADING=1 (training cells shrink, as
+they do when the notebook is graded), then prints a ✓/✗ table of its test cells and the
+first cell, if any, that stopped the notebook. Exit 0: every visible test passed and the
+notebook ran top to bottom; 1: something failed; 2: no such notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
+MARKS = {"passed": "✓", "failed": "✗", "hidden": "·", "written": "✎"}
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def _error(cell) -> str:
+    """The cell's error, 'Name: value', or ''."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"[:300]
+    return ""
+
+
+def run(nb: nbformat.NotebookNode, folder: Path, timeout: int = 900) -> str:
+    """Execute the notebook in `folder`, reduced sizes, errors kept in its outputs; returns why the run died, if it did."""
+    os.environ["WORKBOOK_GRADING"] = "1"  # the kernel inherits it: training cells run small
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(folder)}}
+    )
+    try:
+        client.execute()
+    except Exception as exc:  # noqa: BLE001 - a cell over its time, a kernel that died: the run stopped there
+        return f"the run stopped: {type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else ''}"
+    return ""
+
+
+def parts(nb) -> list[tuple[str, str, str, float]]:
+    """(test, status, message, points) for every test cell and written answer."""
+    rows = []
+    for cell in nb.cells:
+        meta = _nbgrader(cell)
+        points = float(meta.get("points", 0) or 0)
+        if meta.get("grade") and meta.get("solution") and cell.cell_type == "markdown":
+            rows.append((meta.get("grade_id", "?"), "written", "graded by a person after you hand in", points))
+        elif meta.get("grade") and not meta.get("solution"):
+            if not CALLS_CHECK.search(cell.source):
+                rows.append((meta.get("grade_id", "?"), "hidden", "", points))
+                continue
+            error = _error(cell)
+            rows.append((meta.get("grade_id", "?"), "failed" if error else "passed", error, points))
+    return rows
+
+
+def stopped_at(nb) -> str:
+    """The first cell outside the tests that raised, in words, or '' if the notebook ran top to bottom."""
+    for i, cell in enumerate(nb.cells, start=1):
+        meta = _nbgrader(cell)
+        if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+            continue
+        error = _error(cell)
+        if error:
+            what = f"answer cell {meta['grade_id']!r}" if meta.get("solution") else "a cell"
+            first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")[:60]
+            return f"{what} (cell {i}: {first}) raised {error}"
+    return ""
+
+
+def render(name: str, rows: list[tuple[str, str, str, float]], stop: str) -> str:
+    """The table, the notebook's run, and an honest total."""
+    lines = [
+        f"Self-check of {name} (visible tests only, reduced sizes as in grading)\n",
+        f"{'part':<32} {'points':>6}  result",
+    ]
+    for part, status, message, points in rows:
+        note = {"hidden": " (checked by hidden tests when graded)", "written": " (graded by a person)"}.get(status, "")
+        lines.append(f"{part:<32} {points:>6g}  {MARKS[status]} {status}{note}")
+        if status == "failed":
+            lines.append(f"    {message}")
+    done = [r for r in rows if r[1] in ("passed", "failed")]
+    lines.append(f"\nVisible tests passed: {sum(r[1] == 'passed' for r in done)} / {len(done)} parts.")
+    lines.append(f"The notebook does NOT run top to bottom: {stop}." if stop else "The notebook runs top to bottom.")
+    lines.append("Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Self-check NOTEBOOK; exit 1 if a visible test failed or the notebook stops before its end."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: python self_check.py NOTEBOOK.ipynb", file=sys.stderr)
+        return 2
+    path = Path(args[0]).resolve()
+    if not path.is_file():
+        print(f"ERROR: no such notebook: {args[0]}", file=sys.stderr)
+        return 2
+    nb = nbformat.read(path, as_version=4)
+    died = run(nb, path.parent)
+    rows, stop = parts(nb), stopped_at(nb) or died
+    print(render(path.name, rows, stop))
+    return 1 if stop or any(r[1] == "failed" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""formgrader as README gives it: its config loads without the package, its Autograde is refused,
+`python -m autograder formgrader` prints a URL with its token, and scores typed in a real browser
+(an override of a test and a written answer's points) reach grades.csv through `export`."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT
+from nbgrader.api import Gradebook
+from support import make_submission
+
+from autograder import answers, grade, gradebook, launchers, paths
+from autograder.course import COURSE_ID, REFUSAL, Course
+from autograder.limits import Limits
+
+NB = "03_multi_head_attention"
+
+
+def test_the_course_config_loads_in_a_python_without_the_package(tmp_path):
+    Course(tmp_path / "course").write_config()
+    text = (tmp_path / "course" / "nbgrader_config.py").read_text().replace(str(paths.ROOT), str(tmp_path / "gone"))
+    (tmp_path / "course" / "nbgrader_config.py").write_text(text)
+    probe = (
+        "import importlib.util, sys\n"
+        "assert importlib.util.find_spec('autograder') is None\n"
+        "from traitlets.config.loader import PyFileConfigLoader\n"
+        "c = PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
+        "print([p.__name__ for p in c.Autograde.autograde_preprocessors])\n"
+    )
+    run = subprocess.run([sys.executable, "-I", "-c", probe], cwd=tmp_path / "course", capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "SandboxedGradingOnly" in run.stdout and "WarningsAreNotFailures" not in run.stdout
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("formgrader")
+    nb = make_submission(NB, None)
+    for cell in nb.cells:
+        if answers.is_written(cell):
+            cell.source = "The batch, the queries and the keys."
+    (tmp / "subs" / "wes").mkdir(parents=True)
+    nbformat.write(nb, tmp / "subs" / "wes" / f"{NB}.ipynb")
+    opts = grade.Options(
+        tmp / "subs", tmp / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+    )
+    (result,) = grade.grade(opts)
+    return opts.out, result
+
+
+@pytest.mark.slow
+def test_formgraders_autograde_is_refused_and_changes_nothing(graded):
+    out, result = graded
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    course = out / ".course"
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()  # what formgrader reads
+    try:
+        outcome = NbGraderAPI(config=config).autograde(NB, "wes", force=True)
+    finally:
+        gradebook.restore_autograde()  # this test process grades again later
+    assert not outcome["success"] and REFUSAL[:40] in outcome["error"]
+    assert (course / "autograded" / "wes" / NB / f"{NB}.ipynb").exists()  # nothing touched: formgrader still shows it
+    test = next(t for t in result.tests if not t.manual)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        assert gb.find_grade(test.name, NB, NB, "wes").manual_score == test.score
+
+
+@contextlib.contextmanager
+def _formgrader(out: Path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "formgrader", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/formgrader\?token=(\w+)", line)
+        assert match, line
+        base, token = match.groups()
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("formgrader did not start")
+        yield base, token
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_the_formgrader_command_prints_a_url_whose_token_opens_it(graded):
+    out, _ = graded
+    with _formgrader(out) as (base, token):
+        page = urllib.request.urlopen(f"{base}/formgrader?token={token}", timeout=10).read().decode()
+        assert "formgrader" in page.lower()
+        with pytest.raises(OSError):  # without the token: refused
+            urllib.request.urlopen(f"{base}/api/status", timeout=5)
+    if os.geteuid() == 0:
+        from autograder.formgrader import command
+
+        assert "--allow-root" in command(1, "t")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_scores_typed_in_formgrader_reach_grades_csv_through_export(graded):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+    out, result = graded
+    written = next(t for t in result.tests if t.manual)
+    test = next(t for t in result.tests if not t.manual and t.status == "passed")
+    db = f"sqlite:///{out / '.course' / 'gradebook.db'}"
+    with Gradebook(db, COURSE_ID) as gb:
+        submission = gb.find_submission_notebook(NB, NB, "wes").id
+    with _formgrader(out) as (base, token), playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(f"{base}/formgrader?token={token}")  # the URL the command printed: it logs the browser in
+        page.goto(f"{base}/formgrader/submissions/{submission}/")
+        page.wait_for_load_state("networkidle")
+        page.locator(f"input.score[id='{test.name}'][placeholder]").wait_for(timeout=60_000)  # its view is bound
+        for gid, points in ((written.name, "1.5"), (test.name, "0")):
+            box = page.locator(f"input.score[id='{gid}']")
+            box.wait_for(timeout=60_000)
+            box.fill(points)
+            box.press("Tab")  # formgrader saves on change
+        for _ in range(60):
+            with Gradebook(db, COURSE_ID) as gb:
+                saved = [gb.find_grade(g, NB, NB, "wes").manual_score for g in (written.name, test.name)]
+            if saved == [1.5, 0]:
+                break
+            time.sleep(0.5)
+        browser.close()
+    assert saved == [1.5, 0]
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", str(out)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    [row] = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))
+    assert float(row["score"]) == result.score - test.max_score + 1.5
+    assert row["overridden"] == test.name and row["needs_manual_grading"] == ""
