@@ -164,12 +164,14 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
     return todo
 
 
-def _init_worker() -> None:
-    """A worker computes the checks' oracles single-threaded, as the kernels run (OMP_NUM_THREADS=1)."""
+def _init_worker(environ: dict[str, str]) -> None:
+    """A worker: this run's environment (not the fork server's, as it was when it started), one thread."""
+    os.environ.clear()
+    os.environ.update(environ)
     import torch
 
     interrupt.ignore_in_worker()  # Ctrl-C: the main process says how to resume, once
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # the checks' oracles run single-threaded, as the kernels do (OMP_NUM_THREADS=1)
 
 
 def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
@@ -208,7 +210,9 @@ def _workers_context() -> multiprocessing.context.BaseContext:
 def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> list[tuple[int, Job]]:
     """Run jobs in a pool of workers; the jobs whose worker died (the pool broke) are returned."""
     broken: list[tuple[int, Job]] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_workers_context(), initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=_workers_context(), initializer=_init_worker, initargs=(dict(os.environ),)
+    ) as pool:
         futures = {pool.submit(_run_one, job, i, uid_base): (i, job) for i, job in jobs}
         for future in as_completed(futures):
             try:
