@@ -102,11 +102,15 @@ def _watch_cells() -> None:
 
 def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
     """The self-check table: (part, status, message, points or None) rows, then an honest total."""
-    marks = {"passed": "✓", "failed": "✗", "hidden": "·", "running": "?", "written": "✎"}
+    marks = {"passed": "✓", "failed": "✗", "hidden": "·", "running": "?", "written": "✎", "not run": "–"}
     lines = [f"{'part':<32} {'points':>6}  result"]
     for name, status, message, points in parts:
         shown = "" if points is None else f"{points:g}"
-        note = {"hidden": " (checked by hidden tests when graded)", "written": " (graded by a person)"}.get(status, "")
+        note = {
+            "hidden": " (checked by hidden tests when graded)",
+            "written": " (graded by a person)",
+            "not run": " (run its cell first)",
+        }.get(status, "")
         lines.append(f"{name:<32} {shown:>6}  {marks[status]} {status}{note}")
         if status == "failed":
             lines.append(f"    {message}")
@@ -119,12 +123,24 @@ def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
     return "\n".join(lines)
 
 
-def self_check() -> None:
-    """Print a ✓/✗ table of every visible test run so far in this notebook."""
+def self_check(points: dict[str, float] | None = None, written: list[str] | tuple[str, ...] = ()) -> None:
+    """Print the table `python -m autograder check` prints: every graded part, its points and result.
+
+    points: each test and written question of the notebook (grade_id -> points, in order), as the
+    notebook's self-check cell passes them; written: those a person grades.
+    """
     if not _PARTS:
         print("No test has run yet: run the notebook's cells first (Run > Run All Cells).")
         return
-    print(render_table([(n, p["status"], p["message"], None) for n, p in _PARTS.items()]))
+    if points is None:
+        print(render_table([(n, p["status"], p["message"], None) for n, p in _PARTS.items()]))
+        return
+    rows = []
+    for name, value in points.items():
+        part = _PARTS.get(name, {"status": "not run", "message": ""})
+        status = "written" if name in written else part["status"]
+        rows.append((name, status, part["message"], float(value)))
+    print(render_table(rows))
 
 
 class Check:

@@ -10,8 +10,9 @@ import textwrap
 import nbformat
 import pytest
 from conftest import NAMES
+from dependencies import answer_dependencies
 
-from autograder import answers, paths
+from autograder import answers, contents, paths
 
 # Words that point to documents learners do not have (the course material the workbook was built from).
 MISSING_DOCUMENTS = re.compile(r"\b(seed|the lab|assessment exercises?)\b", re.IGNORECASE)
@@ -133,7 +134,7 @@ def test_template_order(name):
     order = [found[part][0] for part in TEMPLATE]
     assert order == sorted(order), f"template order broken: {dict(zip(TEMPLATE, order, strict=True))}"
     check_cell = nb.cells[found["check your work"][0] + 1]
-    assert check_cell.cell_type == "code" and "self_check()" in check_cell.source
+    assert contents.is_self_check(check_cell), "the cell after 'Check your work' is the self-check cell"
     later_headings = [
         line
         for cell in nb.cells[found["check your work"][0] + 2 :]
@@ -185,6 +186,36 @@ def test_every_hidden_check_names_its_stated_rule(name):
     text = normalise(" ".join(c.source for c in student(name).cells if c.cell_type == "markdown"))
     missing = {key: sentence for key, sentence in table.items() if normalise(sentence) not in text}
     assert missing == {}, "rule sentences not found in the released notebook's text"
+    near = stated_near(src, student(name))
+    far = {key: sentence for key, sentence in table.items() if not near(key, sentence)}
+    assert far == {}, "rule sentences not in the section of the test or of an answer cell it reads"
+
+
+def section_texts(nb) -> tuple[dict[str, int], dict[int, str]]:
+    """Each graded cell's section (a new one at every '## ' heading) and each section's markdown."""
+    where, texts, section = {}, {}, 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and any(line.startswith("## ") for line in cell.source.splitlines()):
+            section += 1
+        if cell.cell_type == "markdown":
+            texts[section] = texts.get(section, "") + " " + cell.source
+        if answers.grade_id(cell):
+            where[answers.grade_id(cell)] = section
+    return where, {k: normalise(v) for k, v in texts.items()}
+
+
+def stated_near(src, learner):
+    """(key, sentence) -> whether the rule stands next to its stub: in the section of its test cell or of an
+    answer cell that test reads (tests/dependencies.py)."""
+    where, texts = section_texts(learner)
+    deps = answer_dependencies(src)
+
+    def near(key: str, sentence: str) -> bool:
+        test = key.split("/", 1)[0]
+        sections = {where[test]} | {where[a] for a in deps.get(test, ()) if a in where}
+        return any(normalise(sentence) in texts.get(s, "") for s in sections)
+
+    return near
 
 
 def test_rules_tables_cover_every_notebook():

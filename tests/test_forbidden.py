@@ -343,3 +343,48 @@ def test_unparsable_and_deeply_nested_cells_are_findings_not_errors():
     assert "could not be parsed" in forbidden.scan({"sdpa": "def (:"}, names, cells)[0]
     assert forbidden.scan({"sdpa": "x = " + "+".join(["q"] * 900)}, names, cells) == []  # walked without recursion
     assert "could not be parsed" in forbidden.scan({"sdpa": "x = " + "+".join(["q"] * 20000)}, names, cells)[0]
+
+
+RULE_05 = next(r for r in rules("05_encoder_classifier") if "LayerNorm" in r[0])
+
+
+@pytest.mark.parametrize(
+    ("cell", "source", "flagged"),
+    [
+        (
+            "encoder_block",
+            "def norms(m: nn.Module) -> list[nn.LayerNorm]:\n"
+            "    return [x for x in m.modules() if isinstance(x, nn.LayerNorm)]",
+            False,
+        ),
+        (
+            "encoder_block",
+            "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.norm1 = nn.LayerNorm(8)",
+            False,
+        ),
+        (
+            "layer_norm",
+            "class LayerNorm(nn.Module):\n    def load(self, other: nn.LayerNorm):\n"
+            "        assert isinstance(other, nn.LayerNorm)\n        return other",
+            False,
+        ),
+        (
+            "layer_norm",
+            "class LayerNorm(nn.Module):\n    def forward(self, x):\n        return nn.LayerNorm(x.shape[-1])(x)",
+            True,
+        ),
+        (
+            "layer_norm",
+            "class LayerNorm(nn.Module):\n    def forward(self, x):\n        return F.layer_norm(x, x.shape[-1:])",
+            True,
+        ),
+        ("encoder_block", "Norm = nn.LayerNorm\nclass B(nn.Module):\n    pass", True),
+    ],
+)
+def test_05_judges_what_is_called_not_what_is_named(cell, source, flagged):
+    """Issue 33: an isinstance or a type annotation naming nn.LayerNorm is allowed; calling it in LayerNorm is not."""
+    names, cells = RULE_05
+    reference = answers.reference_answers(_notebook("05_encoder_classifier"))
+    findings = forbidden.scan({**reference, cell: source}, names, cells, given("05_encoder_classifier"))
+    assert bool(findings) == flagged, findings

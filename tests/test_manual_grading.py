@@ -26,11 +26,17 @@ from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL
 
 pytestmark = pytest.mark.slow
 NB03 = "03_multi_head_attention"
-ANSWER = "The batch, the queries and the keys; the heads are averaged away, so H is not in the shape."
+ANSWER = "Same parameters and multiply-adds; the weights' memory grows four times; each head gets narrower."
 
 
 def written_ids(name: str) -> list[str]:
     return answers.written_ids(nbformat.read(paths.source_notebook(name), as_version=4))
+
+
+def written_points(name: str, gid: str) -> float:
+    """The points a written question is out of, as its cell's nbgrader metadata says."""
+    cells = nbformat.read(paths.source_notebook(name), as_version=4).cells
+    return float(next(c for c in cells if answers.grade_id(c) == gid).metadata.nbgrader["points"])
 
 
 def test_the_course_asks_at_least_five_written_questions_with_points_and_a_rubric():
@@ -110,13 +116,14 @@ def test_a_score_entered_in_nbgrader_reaches_every_export_and_survives_a_rerun(g
 def test_mark_scores_a_written_answer_and_refuses_an_unknown_one(graded):
     opts, result = graded
     [gid] = written_ids(NB03)
-    run = _cli("mark", str(opts.out), "wes", NB03, gid, "2", "--comment", "Precise: all three axes.")
+    full = written_points(NB03, gid)
+    run = _cli("mark", str(opts.out), "wes", NB03, gid, f"{full:g}", "--comment", "Precise: all three counts.")
     assert run.returncode == 0, run.stderr
     assert float(_rows(opts.out / "grades.csv")[0]["score"]) == result.max_score
     page = (opts.out / "feedback" / "wes" / f"{NB03}.html").read_text()
-    assert "Precise: all three axes." in page and GRADED_BY_HAND in page
+    assert "Precise: all three counts." in page and GRADED_BY_HAND in page
     too_many = _cli("mark", str(opts.out), "wes", NB03, gid, "9")
-    assert too_many.returncode == 2 and "outside 0..2" in too_many.stderr
+    assert too_many.returncode == 2 and f"outside 0..{full:g}" in too_many.stderr
     unknown = _cli("mark", str(opts.out), "wes", NB03, "no_such_answer", "1")  # a test's override: test_regrades
     assert unknown.returncode == 2 and "no graded answer" in unknown.stderr
 
@@ -144,7 +151,8 @@ def test_formgrader_shows_the_written_answers_in_a_real_browser(graded, tmp_path
             page.screenshot(path=str(tmp_path / "formgrader.png"))
             browser.close()
     assert "Student's answer" in text and "Full credit" in text, text[:500]  # formgrader's grading controls
-    assert "/ 2.0" in text, f"{gid} should be out of its 2 points: {text[:500]}"
+    full = written_points(NB03, gid)
+    assert f"/ {full:.1f}" in text, f"{gid} should be out of its {full:g} points: {text[:500]}"
 
 
 TOKEN = "formgrader-test-token"

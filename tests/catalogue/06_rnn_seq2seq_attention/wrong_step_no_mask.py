@@ -1,5 +1,5 @@
 """The decoder step does not pass src_mask to the attention."""
-# expect: pass src_mask to the attention
+# expect: pass src_keep to the attention
 # %% answer decoder_step
 class Decoder(nn.Module):
     """A GRU decoder that reads the source through attention (or through enc_final only)."""

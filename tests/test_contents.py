@@ -1,0 +1,78 @@
+"""README's notebook table and each notebook's self-check cell are generated from the notebooks' own cells."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import nbformat
+import pytest
+from conftest import NAMES
+
+from autograder import answers, check, contents, paths, workbook
+
+
+def solution(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(paths.source_notebook(name), as_version=4)
+
+
+def test_readme_table_is_generated_from_the_notebooks():
+    """Issue 33: README lists every answer cell's functions and classes, the written answers and the points."""
+    readme = (paths.ROOT / "README.md").read_text()
+    assert contents.notebooks_table(NAMES) in readme, "README's table is stale: run python -m autograder.contents"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_readme_row_names_every_answer(name):
+    """Each answer cell's definitions appear in the notebook's row (a new answer cell cannot be left out)."""
+    row = contents.table_row(name)
+    for cell in solution(name).cells:
+        if answers.is_answer(cell):
+            names = contents.defined_names(cell.source) or [answers.grade_id(cell)]
+            assert all(f"`{n}`" in row for n in names), (answers.grade_id(cell), row)
+
+
+@pytest.mark.parametrize("folder", [paths.SOLUTIONS, paths.NOTEBOOKS])
+@pytest.mark.parametrize("name", NAMES)
+def test_self_check_cell_lists_every_graded_part(name, folder):
+    """The self-check cell passes every test and written question with its points, in notebook order."""
+    nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+    cells = [c for c in nb.cells if contents.is_self_check(c)]
+    assert len(cells) == 1
+    assert cells[0].source == contents.self_check_source(solution(name)), "run python -m autograder.contents"
+
+
+def stream_text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_self_check_prints_the_table_of_autograder_check(name):
+    """Issue 33: the executed notebook's self_check() printed what `python -m autograder check` prints for it.
+
+    check.parts reads each test's result from the executed cells' outputs, as `check` does after running
+    the notebook; the self-check cell's output was printed by the kernel when the notebook ran.
+    """
+    nb = solution(name)
+    printed = stream_text(next(c for c in nb.cells if contents.is_self_check(c)))
+    table = check.render(name, check.parts(nb)).split("\n\n", 1)[1]
+    assert printed.rstrip("\n") == table
+
+
+def test_self_check_fills_points_and_lists_written_questions():
+    """The kernel-side table: points shown, a written question marked, a test not yet run named as such."""
+    saved = dict(workbook._PARTS)
+    try:
+        workbook._PARTS.clear()
+        workbook._PARTS["test_a"] = {"status": "passed", "message": "", "asserts": 2}
+        rows = {"test_a": 2, "test_b": 1, "q_x": 3}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            workbook.self_check(rows, written=["q_x"])
+        lines = out.getvalue().splitlines()
+        assert lines[1].split() == ["test_a", "2", "✓", "passed"]
+        assert lines[2].split()[:4] == ["test_b", "1", "–", "not"]
+        assert lines[3].split()[:4] == ["q_x", "3", "✎", "written"]
+    finally:
+        workbook._PARTS.clear()
+        workbook._PARTS.update(saved)
