@@ -20,21 +20,9 @@ from autograder.rebuild import rebuild
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
 from autograder.results import AUTHORING, NotebookResult, TrustedVerdict
+from autograder.selfcheck import kernel_message
 
 HOST_FAILURE = "the kernel did not start"
-
-
-def kernel_message(cell) -> str:
-    """A learner-facing message for a failed test cell (no traceback, so no hidden source)."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            ename, evalue = out.get("ename", "Error"), str(out.get("evalue", ""))
-            if ename == "NotImplementedError":
-                return "NotImplementedError: an answer cell this test uses is not implemented yet"
-            if ename == "CheckFailure":
-                return evalue
-            return f"{ename}: {evalue}"[:2000]
-    return ""
 
 
 def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:

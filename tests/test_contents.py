@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from conftest import NAMES
 
-from autograder import answers, check, contents, paths, workbook
+from autograder import answers, contents, paths, selfcheck, workbook
 
 
 def solution(name: str) -> nbformat.NotebookNode:
@@ -50,13 +50,14 @@ def stream_text(cell) -> str:
 def test_self_check_prints_the_table_of_autograder_check(name):
     """Issue 33: the executed notebook's self_check() printed what `python -m autograder check` prints for it.
 
-    check.parts reads each test's result from the executed cells' outputs, as `check` does after running
+    selfcheck.parts reads each test's result from the executed cells' outputs, as `check` does after running
     the notebook; the self-check cell's output was printed by the kernel when the notebook ran.
     """
     nb = solution(name)
     printed = stream_text(next(c for c in nb.cells if contents.is_self_check(c)))
-    table = check.render(name, check.parts(nb)).split("\n\n", 1)[1]
+    table = workbook.render_table(selfcheck.parts(nb))
     assert printed.rstrip("\n") == table
+    assert table in selfcheck.render(name, selfcheck.parts(nb), "")
 
 
 def test_self_check_fills_points_and_lists_written_questions():
