@@ -39,21 +39,21 @@ def parts(nb) -> list[PartResult]:
     for cell in nb.cells:
         if answers.is_written(cell):
             points = float(cell.metadata.nbgrader.get("points", 0))
-            out.append(PartResult(answers.grade_id(cell), points, "written", "graded by a person after you hand in"))
+            out.append(PartResult(answers.nbgrader_id(cell), points, "written", "graded by a person after you hand in"))
         if not answers.is_test(cell):
             continue
         points = float(cell.metadata.nbgrader.get("points", 0))
         if not _CALLS_CHECK.search(cell.source):
-            out.append(PartResult(answers.grade_id(cell), points, "hidden", "checked by hidden tests when graded"))
+            out.append(PartResult(answers.nbgrader_id(cell), points, "hidden", "checked by hidden tests when graded"))
             continue
         message = kernel_message(cell)
-        out.append(PartResult(answers.grade_id(cell), points, "failed" if message else "passed", message))
+        out.append(PartResult(answers.nbgrader_id(cell), points, "failed" if message else "passed", message))
     return out
 
 
 def render(name: str, results: list[PartResult]) -> str:
     """The same table the notebook's self_check() prints, with points."""
-    rows = [(r.name, r.status, r.message, r.points) for r in results]
+    rows: list[tuple[str, str, str, float | None]] = [(r.name, r.status, r.message, r.points) for r in results]
     return f"Self-check of {name} (visible tests only)\n\n" + render_table(rows)
 
 

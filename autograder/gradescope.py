@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from autograder import grade, launchers, paths
 from autograder.results import NotebookResult, write_json_atomic
@@ -61,7 +62,8 @@ def build_zip(out: Path) -> Path:
 
 def to_gradescope(results: list[NotebookResult]) -> dict:
     """Gradescope's results.json: total score, one entry per test, hidden tests after publishing."""
-    tests, output = [], []
+    tests: list[dict[str, Any]] = []
+    output: list[str] = []
     for result in sorted(results, key=lambda r: r.notebook):
         if result.status != "graded":
             output.append(f"{result.notebook}: not graded: {'; '.join(result.errors)}")

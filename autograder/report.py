@@ -54,7 +54,7 @@ def csv_text(rows: list[list[object]]) -> str:
 
 def grades_csv(results: list[NotebookResult]) -> str:
     """One row per student per notebook."""
-    rows: list[list[object]] = [GRADES_COLUMNS]
+    rows: list[list[object]] = [list(GRADES_COLUMNS)]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         score = f"{r.score:g}"
         rows.append(
