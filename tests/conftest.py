@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,27 @@ from autograder.limits import Limits  # noqa: E402
 
 NAMES = paths.notebook_names()
 SANDBOX_PROBLEM = sandbox.available()
+# CI sets this: there, a sandbox test that cannot run is a failure naming what is missing, not a skip
+REQUIRE_SANDBOX = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
+
+
+def sandbox_or_skip() -> None:
+    """Skip the calling test where no sandbox can run here; fail it instead under AUTOGRADER_REQUIRE_SANDBOX=1."""
+    if SANDBOX_PROBLEM and REQUIRE_SANDBOX:
+        pytest.fail(f"AUTOGRADER_REQUIRE_SANDBOX=1, but the sandbox cannot run here: {SANDBOX_PROBLEM}", pytrace=False)
+    if SANDBOX_PROBLEM:
+        pytest.skip(f"no sandbox: {SANDBOX_PROBLEM}")
+
+
+def pytest_configure(config) -> None:
+    """The sandbox marker, registered here too: a test run with another rootdir (test_ci_sandbox.py) knows it."""
+    config.addinivalue_line("markers", "sandbox: needs bubblewrap's sandbox (skipped without, failed under CI)")
+
+
+def pytest_runtest_setup(item) -> None:
+    """A test marked sandbox runs only where the sandbox can, before any of its fixtures is built."""
+    if item.get_closest_marker("sandbox"):
+        sandbox_or_skip()
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -31,6 +53,8 @@ def pytest_collection_modifyitems(items) -> None:
 
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     """Grade a folder; results keyed by 'student/notebook'."""
+    if REQUIRE_SANDBOX:  # CI grades in the sandbox, never in the unsafe fallback
+        sandbox_or_skip()
     opts = grade.Options(submissions, out, jobs=jobs, unsafe=bool(SANDBOX_PROBLEM), limits=Limits(), quiet=True)
     return {r.key: r for r in grade.grade(opts)}
 
