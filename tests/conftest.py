@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -49,6 +50,28 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+
+
+def quick_run(config) -> bool:
+    """A run that leaves the slow tests out (-m "not slow"): it must start no kernel."""
+    return re.search(r"\bnot\s+slow\b", config.getoption("markexpr") or "") is not None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_kernel_in_the_quick_run(request) -> Iterator[None]:
+    """In a quick run, starting a Jupyter kernel (any KernelManager, in this process or a forked one) fails the test."""
+    if not quick_run(request.config):
+        yield
+        return
+    from jupyter_client.manager import KernelManager
+
+    async def refuse(self, **kw):
+        raise pytest.fail.Exception("this test starts a Jupyter kernel: mark it slow (the quick run starts none)")
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(KernelManager, "_async_pre_start_kernel", refuse)  # every start_kernel goes through it
+    yield
+    patch.undo()
 
 
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
