@@ -16,6 +16,14 @@ def grade_id(cell) -> str | None:
     return meta.get("grade_id") if isinstance(meta, dict) else None
 
 
+def nbgrader_id(cell) -> str:
+    """The grade_id of a cell nbgrader marks (answer, test, written answer): nbgrader requires one."""
+    gid = grade_id(cell)
+    if not isinstance(gid, str):
+        raise ValueError(f"an nbgrader cell without a grade_id: {cell.get('source', '')[:60]!r}")
+    return gid
+
+
 def is_answer(cell) -> bool:
     """An nbgrader solution cell (where the learner writes code)."""
     meta = cell.get("metadata", {}).get("nbgrader")
@@ -31,7 +39,7 @@ def is_written(cell) -> bool:
 
 def written_ids(nb) -> list[str]:
     """grade_ids of the written (manually graded) answers, in order."""
-    return [grade_id(c) for c in nb.cells if is_written(c)]
+    return [nbgrader_id(c) for c in nb.cells if is_written(c)]
 
 
 def is_test(cell) -> bool:
@@ -42,7 +50,7 @@ def is_test(cell) -> bool:
 
 def answer_ids(nb) -> list[str]:
     """grade_ids of the answer cells, in order."""
-    return [grade_id(c) for c in nb.cells if is_answer(c)]
+    return [nbgrader_id(c) for c in nb.cells if is_answer(c)]
 
 
 def with_answers(nb, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -52,8 +60,8 @@ def with_answers(nb, answers: dict[str, str]) -> nbformat.NotebookNode:
         raise KeyError(f"no answer cell with grade_id {sorted(unknown)}")
     out = nbformat.from_dict(nb)
     for cell in out.cells:
-        if is_answer(cell) and grade_id(cell) in answers:
-            cell.source = answers[grade_id(cell)]
+        if is_answer(cell) and nbgrader_id(cell) in answers:
+            cell.source = answers[nbgrader_id(cell)]
     return out
 
 
@@ -65,7 +73,7 @@ def strip_markers(source: str) -> str:
 
 def reference_answers(source_nb) -> dict[str, str]:
     """The instructor's answers (solution cells, markers removed) by grade_id."""
-    return {grade_id(c): strip_markers(c.source) for c in source_nb.cells if is_answer(c)}
+    return {nbgrader_id(c): strip_markers(c.source) for c in source_nb.cells if is_answer(c)}
 
 
 def parse_answer_file(text: str) -> dict[str, str]:

@@ -221,6 +221,7 @@ def _v2(folder: Path) -> V2Tree | None:
 def _explicit(setting: str) -> Tree | None:
     """The tree AUTOGRADER_CGROUP names (an absolute cgroup2 folder, or a name under the v1 hierarchies)."""
     folder = Path(setting)
+    tree: Tree | None
     if folder.is_absolute():
         tree = _v2(folder) if (folder / "cgroup.controllers").exists() else None
     else:

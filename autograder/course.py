@@ -149,7 +149,10 @@ def alembic_head() -> str:
 
     config = AlembicConfig()
     config.set_main_option("script_location", ALEMBIC_DIR)
-    return ScriptDirectory.from_config(config).get_current_head()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise RuntimeError(f"nbgrader's migrations in {ALEMBIC_DIR} name no head")
+    return head
 
 
 class NbgraderError(RuntimeError):

@@ -101,7 +101,7 @@ def safe_output(out) -> nbformat.NotebookNode | None:
         return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
     if kind not in ("display_data", "execute_result"):
         return None
-    data = out.get("data") if isinstance(out.get("data"), dict) else {}
+    data = d if isinstance(d := out.get("data"), dict) else {}
     safe: dict[str, str] = {}
     for mime in SAFE_IMAGES:
         value = data.get(mime)
@@ -143,7 +143,7 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if answers.is_test(cell):
             cell.source = strip_hidden(cell.source)
-            test = by_name.get(answers.grade_id(cell))
+            test = by_name.get(answers.nbgrader_id(cell))
             cell.outputs = [_verdict_output(test)] if test else []
         elif answers.is_written(cell) and not cell.metadata.get("workbook_inert"):  # shown as text, never markup
             cell.source = md_text(cell.source)

@@ -100,11 +100,16 @@ def _children(node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = node.args
         every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
-        outside = [*a.defaults, *(d for d in a.kw_defaults if d), *(x.annotation for x in every if x.annotation)]
+        outside: list[ast.AST] = [
+            *a.defaults,
+            *(d for d in a.kw_defaults if d),
+            *(x.annotation for x in every if x.annotation),
+        ]
         if not isinstance(node, ast.Lambda):
             outside += [*node.decorator_list, *([node.returns] if node.returns else []), *_type_params(node)]
         yield from ((n, False) for n in outside)
-        yield from ((n, True) for n in [*every, *(node.body if isinstance(node.body, list) else [node.body])])
+        body: list[ast.AST] = [*node.body] if isinstance(node.body, list) else [node.body]
+        yield from ((n, True) for n in [*every, *body])
     elif isinstance(node, ast.ClassDef):
         yield from ((n, False) for n in [*node.bases, *node.keywords, *node.decorator_list, *_type_params(node)])
         yield from ((n, True) for n in node.body)
@@ -124,7 +129,8 @@ def _type_params(node: ast.AST) -> list[ast.AST]:
 
 def _walk(tree: ast.AST) -> list[tuple[ast.AST, tuple]]:
     """Every node with the scopes around it (MODULE first), without recursion (learner code can nest deep)."""
-    out, todo = [], [(tree, (MODULE,))]
+    out: list[tuple[ast.AST, tuple]] = []
+    todo: list[tuple[ast.AST, tuple]] = [(tree, (MODULE,))]
     while todo:
         node, scopes = todo.pop()
         out.append((node, scopes))
@@ -199,13 +205,15 @@ def _imported(node: ast.AST) -> list[tuple[str, str]]:
     return []
 
 
-def _alias_targets(node: ast.AST, scopes: tuple) -> list[ast.Name]:
-    """The names of `name = a.b.c` (outside a class body), the assignments whose aliases are followed."""
+def _aliases(node: ast.AST | None, scopes: tuple) -> list[tuple[ast.Name, ast.expr]]:
+    """The (name, value) pairs of `name = a.b.c` (outside a class body), the aliases that are followed."""
     if isinstance(scopes[-1], ast.ClassDef) or not isinstance(node, (ast.Assign, ast.AnnAssign)):
         return []
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    plain = isinstance(node.value, (ast.Name, ast.Attribute)) and all(isinstance(t, ast.Name) for t in targets)
-    return list(targets) if plain else []
+    if not isinstance(node.value, (ast.Name, ast.Attribute)):
+        return []
+    names = [t for t in targets if isinstance(t, ast.Name)]
+    return [(t, node.value) for t in names] if len(names) == len(targets) else []
 
 
 def _own_attributes(cells: list[_Cell]) -> set[str]:
@@ -264,8 +272,8 @@ def _notebook(sources: tuple[str, ...]) -> _Notebook:
     for stmt in (s for c in cells for s in c.tree.body):
         for name, path in _imported(stmt):
             env.setdefault(name, set()).add(path)
-        for target in _alias_targets(stmt, (MODULE,)):
-            root, attrs = _chain(stmt.value)
+        for target, value in _aliases(stmt, (MODULE,)):
+            root, attrs = _chain(value)
             paths = {".".join([p, *attrs]) for p in env.get(getattr(root, "id", ""), ())}
             env.setdefault(target.id, set()).update(paths)
     names = {n for c in cells for node, scopes in c.nodes if len(scopes) == 1 for n in _binds(node)}
@@ -278,7 +286,7 @@ def _notebook(sources: tuple[str, ...]) -> _Notebook:
 
 def _targets(stmt: ast.AST) -> list[ast.Name]:
     """The names an assignment statement binds."""
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    targets: list[ast.AST | None] = [*stmt.targets] if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
     return [n for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
@@ -298,13 +306,15 @@ class _Program:
     """Everything the answer cells bind, in which scope, and which modules their names stand for."""
 
     def __init__(self, cells: list[_Cell], given: tuple[str, ...]) -> None:
-        self.binds, self.globals, self.nonlocals = defaultdict(set), defaultdict(set), defaultdict(set)
+        self.binds: defaultdict[object, set[str]] = defaultdict(set)
+        self.globals: defaultdict[object, set[str]] = defaultdict(set)
+        self.nonlocals: defaultdict[object, set[str]] = defaultdict(set)
         for node, scopes in (pair for cell in cells for pair in cell.nodes):
             self.binds[_key(scopes[-1])].update(_binds(node))
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 (self.globals if isinstance(node, ast.Global) else self.nonlocals)[_key(scopes[-1])].update(node.names)
         self.notebook = _notebook(given)
-        self.env = defaultdict(dict)
+        self.env: defaultdict[object, dict[str, set[str]]] = defaultdict(dict)
         self.env[MODULE] = {name: set(paths) for name, paths in self.notebook.env.items()}
         self._follow(cells)
         self.private = _own_attributes(cells) | self.notebook.private
@@ -335,7 +345,7 @@ class _Program:
         for node, scopes in (pair for cell in cells for pair in cell.nodes):
             for name, path in _imported(node):
                 self.env[self.owner(name, scopes, load=False)].setdefault(name, set()).add(path)
-            aliases += [(target, node.value, scopes) for target in _alias_targets(node, scopes)]
+            aliases += [(target, value, scopes) for target, value in _aliases(node, scopes)]
         for _ in range(8):
             grown = False
             for target, value, scopes in aliases:
@@ -425,7 +435,7 @@ class _Judge:
             return "mention"
         if isinstance(parent, ast.Call) and parent.func is node:
             return "call"
-        return "alias" if _alias_targets(parent, scopes) and parent.value is node else "value"
+        return "alias" if any(value is node for _, value in _aliases(parent, scopes)) else "value"
 
     def _attribute_call(self, node: ast.AST, scopes: tuple) -> ast.Call | None:
         """The getattr/hasattr/setattr(node, ...) call whose object node is, if any."""
@@ -441,11 +451,12 @@ class _Judge:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             return [self._rebinds(node.id, scopes)]
         position, call = self._position(node, scopes), self._attribute_call(node, scopes)
-        if call and call.func.id == "setattr":  # setattr(x, name, v) changes x, whatever the name
+        called = call.func.id if call and isinstance(call.func, ast.Name) else ""
+        if call and called == "setattr":  # setattr(x, name, v) changes x, whatever the name
             attrs, position = attrs + [n for n in [_literal_name(call)] if n], "store"
-        elif call and _literal_name(call):  # getattr(x, "name") reads x.name
-            used = "mention" if call.func.id == "hasattr" else self._position(call, scopes).replace("alias", "value")
-            attrs, position = [*attrs, _literal_name(call)], used
+        elif call and (literal := _literal_name(call)):  # getattr(x, "name") reads x.name
+            used = "mention" if called == "hasattr" else self._position(call, scopes).replace("alias", "value")
+            attrs, position = [*attrs, literal], used
         if isinstance(root, ast.Name) and self.program.paths(root.id, scopes):
             return [self._path([*p.split("."), *attrs], position) for p in sorted(self.program.paths(root.id, scopes))]
         found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
@@ -558,7 +569,7 @@ class _Judge:
         """A built-in: the plain ones may be called or passed; getattr & co. only with a literal name."""
         if name in BUILTIN_VALUES or name in _exceptions():
             return None
-        if position == "call" and name in BUILTIN_CALLS:
+        if position == "call" and name in BUILTIN_CALLS and isinstance(parent, ast.Call):
             if name in ("getattr", "hasattr") and not _literal_name(parent):
                 return f"calls {name}() with a computed attribute name"
             if name == "setattr" and parent.args and isinstance(_root(parent.args[0]), ast.Call):

@@ -30,6 +30,7 @@ import socket
 import stat
 import sys
 import traceback
+from typing import cast
 
 import seccomp  # next to this file: autograder/seccomp.py, copied into the server's folder
 
@@ -261,7 +262,7 @@ class Server:
                 elif key.fileobj is sys.stdin:
                     if not os.read(0, 1):
                         return
-                elif not key.fileobj.recv(1):  # the relay hung up: the job is over
+                elif not cast(socket.socket, key.fileobj).recv(1):  # the relay hung up: the job is over
                     os.kill(key.data, signal.SIGKILL)
                     self.selector.unregister(key.fileobj)
             self._reap()

@@ -51,6 +51,7 @@ from autograder.report import histogram, summary, table, write_reports
 from autograder.results import NotebookResult, Problem, clean_text, problems, write_json_atomic
 
 if TYPE_CHECKING:
+    from autograder.gradebook import Session
     from autograder.job import Job
 
 # autograder.worker (torch) and autograder.gradebook (nbgrader) are imported where used: a run
@@ -244,7 +245,8 @@ class Recorder:
     """
 
     def __init__(self, opts: Options, course: Course) -> None:
-        self.opts, self.course, self.session = opts, course, None
+        self.opts, self.course = opts, course
+        self.session: Session | None = None
 
     def record(self, result: NotebookResult, digest: str, executed=None) -> None:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""

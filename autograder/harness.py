@@ -205,13 +205,13 @@ class Harness:
 
     def run_test(self, cell) -> TrustedVerdict:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
-        test = answers.grade_id(cell)
+        test = answers.nbgrader_id(cell)
         segments, names, definitions = compiled(cell.source, test)
         seed = functools.partial(coursekey.derive_seed, self.secret, *self.learner, test)
         self.base[_SEED_FN] = seed  # helpers of any cell see it too
         ns = dict(self.base)
         trusted_workbook.reset_parts()
-        trusted_workbook.set_scanner(lambda names, cells=None: forbidden.scan(self.sources, names, cells, self.given))
+        trusted_workbook.set_scanner(lambda names, cells: forbidden.scan(self.sources, names, cells, self.given))
         trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
         trusted_workbook.set_kernel_copier(functools.partial(hold, self.link))
         trusted_workbook.set_memory_budget(self.link.memory_budget or _no_memory_budget)
@@ -257,7 +257,7 @@ class Harness:
                     verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
                         verdict.passed, verdict.message = False, f"a forbidden built-in is used ({findings[0]})"
-                verdicts[answers.grade_id(cell)] = verdict
+                verdicts[answers.nbgrader_id(cell)] = verdict
         return verdicts
 
 

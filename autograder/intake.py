@@ -280,8 +280,8 @@ def _zip_problem(info: zipfile.ZipInfo) -> str | None:
 def _directory_problem(fh) -> str | None:
     """Check the archive's own account of its central directory before zipfile parses all of it."""
     try:  # zipfile's private reader of the end record: the only way short of parsing every entry
-        end = zipfile._EndRecData(fh)  # noqa: SLF001
-        entries, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]  # noqa: SLF001
+        end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in the stubs
+        entries, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]  # noqa: SLF001
     except Exception:  # noqa: BLE001 - no end record, or another Python: ZipFile itself says what is wrong
         return None
     if entries > MAX_ZIP_MEMBERS or size > MAX_ZIP_DIRECTORY_BYTES:

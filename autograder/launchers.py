@@ -232,6 +232,7 @@ class ChannelRelay:
         (self.folder / "relay.json").write_text(json.dumps(config))
         cmd = [sys.executable, "-I", str(paths.CHANNEL_RELAY), str(self.folder / "relay.json")]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert self.proc.stdout is not None  # opened with stdout=PIPE
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         if not ready or self.proc.stdout.readline().strip() != b"ready":
             self.close()

@@ -45,7 +45,7 @@ class MergeError(ValueError):
     """Shards that cannot be merged, and why."""
 
 
-def check(folders: list[Path]) -> tuple[str, dict[Path, dict]]:
+def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
     """Validate the shards; returns their common digest and each folder's saved states.
 
     Raises MergeError naming every problem found.

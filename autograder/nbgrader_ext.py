@@ -51,11 +51,11 @@ def _unparsed_pages() -> Iterator[None]:
     if original is None:
         yield
         return
-    nbconvert_html.BeautifulSoup = _UnparsedPage
+    nbconvert_html.BeautifulSoup = _UnparsedPage  # type: ignore[misc,assignment]  # a stand-in, for one export
     try:
         yield
     finally:
-        nbconvert_html.BeautifulSoup = original
+        nbconvert_html.BeautifulSoup = original  # type: ignore[misc]  # the class put back
 
 
 class FeedbackExporter(HTMLExporter):

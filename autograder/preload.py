@@ -51,6 +51,7 @@ def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
 
 
 def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
+    assert proc.stdout is not None  # opened with stdout=PIPE
     ready, _, _ = select.select([proc.stdout], [], [], READY_SECONDS)
     line = proc.stdout.readline() if ready else b""
     if line.strip() != b"ready":
@@ -108,6 +109,7 @@ def _socket_when_ready(proc: subprocess.Popen, ctl: Path) -> str:
 
 def _stop(proc: subprocess.Popen) -> None:
     """Stop the server: end of its stdin is its signal; killed if it does not go."""
+    assert proc.stdin is not None  # opened with stdin=PIPE
     proc.stdin.close()
     try:
         proc.wait(10)

@@ -144,7 +144,7 @@ def rebuild(source_nb, release_nb, submitted_nb) -> tuple[nbformat.NotebookNode,
     if kernel != source_nb.metadata.get("kernelspec", {}).get("name"):
         flags.append(f"kernel spec changed to {_show(kernel, 40)}; the course's kernel used")
     wanted = {
-        answers.grade_id(c): c.cell_type for c in source_nb.cells if answers.is_answer(c) or answers.is_written(c)
+        answers.nbgrader_id(c): c.cell_type for c in source_nb.cells if answers.is_answer(c) or answers.is_written(c)
     }
     given: dict[str, str] = {}
     cells = _cells(submitted_nb)
@@ -157,10 +157,10 @@ def rebuild(source_nb, release_nb, submitted_nb) -> tuple[nbformat.NotebookNode,
     if len(extra) > len(release_plain):
         flags.append(f"{len(extra) - len(release_plain)} added code cell(s) ignored: only answer cells are graded")
     out = nbformat.from_dict(source_nb)
-    for cell in out.cells:
-        if answers.is_answer(cell) or answers.is_written(cell):
-            cell.source = given.get(answers.grade_id(cell), _stub_like(cell))
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+    for node in out.cells:
+        if answers.is_answer(node) or answers.is_written(node):
+            node.source = given.get(answers.nbgrader_id(node), _stub_like(node))
+        if node.cell_type == "code":
+            node.outputs, node.execution_count = [], None
     out.metadata = nbformat.from_dict(source_nb.metadata)
     return out, flags

@@ -163,8 +163,8 @@ class KernelLink:
             if "iopub" in ready:
                 with contextlib.suppress(queue.Empty):
                     msg = run_sync(kc.get_iopub_msg)(timeout=0)
-                    content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
-                    data = content.get("data") if isinstance(content.get("data"), dict) else {}
+                    content = c if isinstance(c := msg.get("content"), dict) else {}
+                    data = d if isinstance(d := content.get("data"), dict) else {}
                     if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
                         if data.get("done") == n:
                             return data, list(msg.get("buffers") or [])
@@ -173,7 +173,7 @@ class KernelLink:
 
     def _answer_callback(self, msg: dict) -> None:
         """Answer one call of the learner's code to a check's own object (an input_request on stdin)."""
-        content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+        content = c if isinstance(c := msg.get("content"), dict) else {}
         prompt = content.get("prompt")
         enc = Encoder(self.callbacks)
         self._serving = True
@@ -195,7 +195,7 @@ class KernelLink:
 
     def _callback_value(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """What a call to a check's object returns: only what that object offers (see `offered`)."""
-        target = self.callbacks.get(req.get("target")) if type(req.get("target")) is int else None
+        target = self.callbacks.get(t) if type(t := req.get("target")) is int else None
         if target is None:
             raise RemoteError("the call names no object of the check's")
         dec = Decoder(self, arrays, inside_callback=True)
@@ -226,7 +226,7 @@ class KernelLink:
         if not isinstance(reply, dict):
             raise RemoteError("the kernel's reply is not an object")
         if reply.get("ok") is not True:
-            raise remote_exception(reply.get("error") if isinstance(reply.get("error"), dict) else {})
+            raise remote_exception(e if isinstance(e := reply.get("error"), dict) else {})
         if reply.get("mutated"):  # the learner's code changed an input in place (the check's own copy is intact)
             self.mutations += 1
         return Decoder(self, values).decode(reply.get("value"))
@@ -305,7 +305,7 @@ class Decoder(codec.Decoder):
             tensor = tensor.requires_grad_(True).clone() if node.get(codec.HAS_HISTORY) else tensor.requires_grad_(True)
         if grad is not None and tensor.is_leaf:  # a learner parameter's gradient, after a backward in the kernel
             tensor.grad = grad.to(tensor.device)
-        tensor._wb_grad = node.get(codec.REQUIRES_GRAD) is True  # the kernel's output is part of a graph
+        tensor._wb_grad = node.get(codec.REQUIRES_GRAD) is True  # type: ignore[attr-defined]  # the grader's own mark: the kernel's output is part of a graph
         return tensor
 
     def special(self, tag: str, node: dict) -> object:
@@ -422,7 +422,7 @@ class RemoteObject:
                             ("_r_call", call), ("_r_class", cls)):  # fmt: skip
             object.__setattr__(self, name, value)
 
-    @property
+    @property  # type: ignore[misc]  # read-only on purpose: a proxy's class is not set
     def __class__(self):  # isinstance(proxy, nn.Linear) asks the learner's object's nearest PyTorch class
         return self._r_class or RemoteObject
 

@@ -52,11 +52,11 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
     for cell in source.cells:
         if answers.is_written(cell):  # a person gives these points: none until then
             points = float(cell.metadata.nbgrader.get("points", 0))
-            test = TestResult(answers.grade_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
+            test = TestResult(answers.nbgrader_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
             result.tests.append(test)
         if not answers.is_test(cell):
             continue
-        test = answers.grade_id(cell)
+        test = answers.nbgrader_id(cell)
         points = float(cell.metadata.nbgrader.get("points", 0))
         verdict = facts.trusted.get(test) or TrustedVerdict(
             False, facts.reason or "the notebook did not run to its checks"

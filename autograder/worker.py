@@ -27,7 +27,7 @@ HOST_FAILURE = "the kernel did not start"
 
 def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
     """Per test cell: passed (no error output) and its message, as nbgrader would see it."""
-    return {answers.grade_id(c): (not kernel_message(c), kernel_message(c)) for c in nb.cells if answers.is_test(c)}
+    return {answers.nbgrader_id(c): (not kernel_message(c), kernel_message(c)) for c in nb.cells if answers.is_test(c)}
 
 
 def _prepare_workdir(job: Job) -> tuple[Path, Path]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -20,6 +22,27 @@ from autograder.limits import Limits  # noqa: E402
 
 NAMES = paths.notebook_names()
 SANDBOX_PROBLEM = sandbox.available()
+# CI sets this: there, a sandbox test that cannot run is a failure naming what is missing, not a skip
+REQUIRE_SANDBOX = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
+
+
+def sandbox_or_skip() -> None:
+    """Skip the calling test where no sandbox can run here; fail it instead under AUTOGRADER_REQUIRE_SANDBOX=1."""
+    if SANDBOX_PROBLEM and REQUIRE_SANDBOX:
+        pytest.fail(f"AUTOGRADER_REQUIRE_SANDBOX=1, but the sandbox cannot run here: {SANDBOX_PROBLEM}", pytrace=False)
+    if SANDBOX_PROBLEM:
+        pytest.skip(f"no sandbox: {SANDBOX_PROBLEM}")
+
+
+def pytest_configure(config) -> None:
+    """The sandbox marker, registered here too: a test run with another rootdir (test_ci_sandbox.py) knows it."""
+    config.addinivalue_line("markers", "sandbox: needs bubblewrap's sandbox (skipped without, failed under CI)")
+
+
+def pytest_runtest_setup(item) -> None:
+    """A test marked sandbox runs only where the sandbox can, before any of its fixtures is built."""
+    if item.get_closest_marker("sandbox"):
+        sandbox_or_skip()
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -32,8 +55,32 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.skip(reason="grading under many keys is long: run it with -m stability"))
 
 
+def quick_run(config) -> bool:
+    """A run that leaves the slow tests out (-m "not slow"): it must start no kernel."""
+    return re.search(r"\bnot\s+slow\b", config.getoption("markexpr") or "") is not None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_kernel_in_the_quick_run(request) -> Iterator[None]:
+    """In a quick run, starting a Jupyter kernel (any KernelManager, in this process or a forked one) fails the test."""
+    if not quick_run(request.config):
+        yield
+        return
+    from jupyter_client.manager import KernelManager
+
+    async def refuse(self, **kw):
+        raise pytest.fail.Exception("this test starts a Jupyter kernel: mark it slow (the quick run starts none)")
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(KernelManager, "_async_pre_start_kernel", refuse)  # every start_kernel goes through it
+    yield
+    patch.undo()
+
+
 def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     """Grade a folder; results keyed by 'student/notebook'."""
+    if REQUIRE_SANDBOX:  # CI grades in the sandbox, never in the unsafe fallback
+        sandbox_or_skip()
     opts = grade.Options(
         submissions, out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
     )

@@ -12,14 +12,13 @@ from pathlib import Path
 import nbformat
 import pytest
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
-from conftest import SANDBOX_PROBLEM
 from support import make_submission
 
 from autograder import grade, paths, sandbox
 from autograder.feedback import strip_hidden
 from autograder.limits import Limits
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 ATTACKS = attack_files()
 INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJECTED: never inside a tag
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]

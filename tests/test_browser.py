@@ -27,6 +27,37 @@ pytestmark = [
 playwright = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
 
 
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+DIALOG = ".jp-Dialog"
+PATIENCE_MS = 1_200_000  # an upper bound only: every wait ends as soon as its state is reached
+
+
+def _until(page, target, timeout_ms: int = PATIENCE_MS) -> None:
+    """Wait for `target` to show, choosing the notebook's kernel each time JupyterLab asks which ("Select Kernel")."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        left = max(1_000, (deadline - time.monotonic()) * 1000)
+        dialog = page.locator(DIALOG).filter(visible=True)  # (JupyterLab keeps hidden copies of some elements)
+        target.filter(visible=True).or_(dialog).first.wait_for(timeout=left)
+        if not dialog.count():
+            return
+        dialog.locator(".jp-Dialog-button.jp-mod-accept").first.click()  # "Select": the kernel it proposes
+        dialog.first.wait_for(state="detached", timeout=left)
+
+
+def _click(page, target, timeout_ms: int = PATIENCE_MS) -> None:
+    """Click `target` once it shows, first answering any dialog that comes up over it."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        _until(page, target, int(max(1_000, (deadline - time.monotonic()) * 1000)))
+        try:
+            target.filter(visible=True).first.click(timeout=10_000)
+            return
+        except playwright.TimeoutError:  # covered (a dialog came up since): answer it and try again
+            if time.monotonic() > deadline:
+                raise
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,15 +90,16 @@ def lab(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    deadline = time.monotonic() + PATIENCE_MS / 1000  # up when its API answers, however loaded the machine
+    while True:
         try:
-            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1)
+            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5)
             break
         except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"JupyterLab did not start (exit status {proc.poll()})")
             time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("JupyterLab did not start")
     yield url, token
     proc.terminate()
     proc.wait(timeout=30)
@@ -89,16 +121,16 @@ def test_run_all_cells_in_jupyterlab(lab, tmp_path):
             ],
         )
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(PATIENCE_MS)  # a bound only: each action waits for its element's state
         page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_text("Run All Cells", exact=True).click()
         try:
-            output = page.locator(".jp-OutputArea-output", has_text="hand example: ok")
-            output.first.wait_for(timeout=400_000)
+            _until(page, page.locator(".jp-NotebookPanel .jp-Cell"))
+            _until(page, page.locator(IDLE))  # the kernel is up (chosen, if JupyterLab asked which)
+            _click(page, page.get_by_role("menuitem", name="Run", exact=True))
+            _click(page, page.get_by_text("Run All Cells", exact=True))
+            _until(page, page.locator(".jp-OutputArea-output", has_text="hand example: ok"))
             table = page.locator(".jp-OutputArea-output", has_text="Visible tests passed")
-            table.first.wait_for(timeout=400_000)
+            _until(page, table)
             text = table.first.inner_text()
         finally:
             page.screenshot(path=str(tmp_path / "jupyterlab.png"), full_page=False)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import SANDBOX_PROBLEM
 from support import graded_in_full_but_the_rule, make_submission
 
 from autograder import grade, preload
@@ -22,7 +21,7 @@ from autograder.sandbox import SANDBOX_UID
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox: {SANDBOX_PROBLEM}"),
+    pytest.mark.sandbox,
     pytest.mark.skipif(
         os.geteuid() != 0, reason="the fork server is a root mode (a uid per job); test_rootless.py covers a user"
     ),

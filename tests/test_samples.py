@@ -92,6 +92,7 @@ def test_reference_feedback_shows_no_hidden_test_source(graded_samples):
         assert [ln for ln in secret_lines(name, "hidden") if ln in text] == []
 
 
+@pytest.mark.slow  # check runs the notebook in a kernel
 def test_check_prints_a_table_without_hidden_source(capsys):
     from autograder.check import main
 

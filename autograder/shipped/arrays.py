@@ -23,7 +23,8 @@ class FormatError(ValueError):
 
 def pack(arrays: dict[str, np.ndarray]) -> tuple[dict, list[bytes]]:
     """Arrays -> a JSON description ({key: [buffer index, dtype, shape]}) and their buffers."""
-    meta, buffers = {}, []
+    meta: dict[str, list] = {}
+    buffers: list[bytes] = []
     for key, array in arrays.items():
         array = np.asarray(array, order="C")  # (keeps a 0-d array 0-d)
         meta[key] = [len(buffers), str(array.dtype), list(array.shape)]

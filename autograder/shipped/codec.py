@@ -90,7 +90,7 @@ class Encoder:
             return {TAG: GENERATOR, ARRAY: self.array(value.get_state().numpy())}
         if type(value) is slice:
             return {TAG: SLICE, VALUE: [self.encode(x, depth + 1) for x in (value.start, value.stop, value.step)]}
-        if type(value) in (tuple, list):
+        if type(value) is tuple or type(value) is list:
             return {TAG: type(value).__name__, VALUE: [self.encode(x, depth + 1) for x in value]}
         if type(value) is dict and all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
             return {TAG: DICT, KEYS: list(value), VALUE: [self.encode(v, depth + 1) for v in value.values()]}

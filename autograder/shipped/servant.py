@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import time
+from typing import Any, cast
 
 import torch
 
@@ -99,9 +100,9 @@ class Decoder(codec.Decoder):
     def special(self, tag: str, node: dict) -> object:
         ident = node.get(codec.IDENT)
         if tag == codec.REF:
-            return self.servant.handles[ident]
+            return self.servant.handles[ident]  # type: ignore[index]  # the grader's request: well-formed
         if tag == codec.CALLBACK:
-            return self.servant.callback(ident, bool(node.get(codec.IS_MODULE)))
+            return self.servant.callback(ident, bool(node.get(codec.IS_MODULE)))  # type: ignore[arg-type]
         # a PyTorch module of the grader's (an oracle), sent whole; the grader is trusted here
         return torch.load(io.BytesIO(self.array(node.get(codec.ARRAY)).tobytes()), weights_only=False)
 
@@ -142,11 +143,11 @@ def _module_device(target: object, args: list, kwargs: dict) -> torch.device | N
 class Servant:
     """The grader's requests, answered in the learner's kernel: one method per op."""
 
-    def __init__(self, kernel: object = None, namespace: dict | None = None) -> None:
+    def __init__(self, kernel: Any = None, namespace: dict | None = None) -> None:
         self.kernel, self.namespace = kernel, namespace if namespace is not None else {}
-        self.handles: dict[int, object] = {}
+        self.handles: dict[int, Any] = {}  # the learner's values: anything at all
         self.graphs: dict[int, tuple[list, list]] = {}  # a call's grad inputs and outputs, for its backward
-        self.callbacks: dict[int, object] = {}
+        self.callbacks: dict[int, Callback | ModuleCallback] = {}
         self.mutated: list[int] = []
         self.ops = {
             "global": self.op_global, "call": self.op_call, "backward": self.op_backward,
@@ -160,7 +161,7 @@ class Servant:
         self.handles[ident] = value
         return ident
 
-    def callback(self, ident: object, module: bool) -> object:
+    def callback(self, ident: int, module: bool) -> Callback | ModuleCallback:
         if ident not in self.callbacks:
             self.callbacks[ident] = (ModuleCallback if module else Callback)(self, ident)
         return self.callbacks[ident]
@@ -174,10 +175,10 @@ class Servant:
 
     def op_call(self, req: dict, dec: Decoder) -> object:
         target = self.handles[req["target"]]
-        args, kwargs = dec.decode(req["args"]), dec.decode(req["kwargs"])
+        args, kwargs = cast(list, dec.decode(req["args"])), cast(dict, dec.decode(req["kwargs"]))
         device = _module_device(target, args, kwargs)
         if device is not None:  # the learner's model lives on the GPU: bring the inputs to it
-            args, kwargs = _to_device(args, device), _to_device(kwargs, device)
+            args, kwargs = cast(list, _to_device(args, device)), cast(dict, _to_device(kwargs, device))
         given = _tensors((args, kwargs), [])
         before = [t.detach().clone() for t in given]
         result = target(*args, **kwargs)
@@ -193,7 +194,7 @@ class Servant:
 
     def op_backward(self, req: dict, dec: Decoder) -> object:
         inputs, outputs = self.graphs.pop(req["call"])
-        pairs = [(o, g) for o, g in zip(outputs, dec.decode(req["grads"]), strict=False) if g is not None]
+        pairs = [(o, g) for o, g in zip(outputs, cast(list, dec.decode(req["grads"])), strict=False) if g is not None]
         if pairs:
             torch.autograd.backward([p[0] for p in pairs], [p[1] for p in pairs])
         return [t.grad for t in inputs]
@@ -273,7 +274,7 @@ def describe(exc: BaseException) -> dict:
     return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
 
 
-def open_channel(kernel: object, namespace: dict) -> None:
+def open_channel(kernel: Any, namespace: dict) -> None:
     """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
 
     Each message is served by `__wb_serve` as the notebook's namespace holds it when it
