@@ -34,7 +34,7 @@ def implemented(nb) -> list[str]:
     names: list[str] = []
     for cell in nb.cells:
         if answers.is_answer(cell):
-            for name in defined_names(cell.source) or [answers.grade_id(cell)]:
+            for name in defined_names(cell.source) or [answers.nbgrader_id(cell)]:
                 if name not in names:
                     names.append(name)
     return names
@@ -43,7 +43,7 @@ def implemented(nb) -> list[str]:
 def graded_parts(nb) -> list[tuple[str, float, bool]]:
     """(grade_id, points, written) of every graded cell, in notebook order."""
     return [
-        (answers.grade_id(c), float(c.metadata.nbgrader.get("points", 0)), answers.is_written(c))
+        (answers.nbgrader_id(c), float(c.metadata.nbgrader.get("points", 0)), answers.is_written(c))
         for c in nb.cells
         if answers.is_test(c) or answers.is_written(c)
     ]

@@ -29,7 +29,7 @@ def _submitted(course: Course, result: NotebookResult) -> Path:
 
 def _written(path: Path) -> dict[str, str]:
     nb = nbformat.read(path, as_version=4)
-    return {answers.grade_id(c): c.source for c in nb.cells if answers.is_written(c)}
+    return {answers.nbgrader_id(c): c.source for c in nb.cells if answers.is_written(c)}
 
 
 def answers_before(course: Course, result: NotebookResult) -> dict[str, str] | None:

@@ -61,7 +61,7 @@ def mark_main(argv: list[str] | None = None) -> int:
     result = NotebookResult.from_dict(saved["result"]) if saved else None
     is_test = result is not None and _is_test(result, args.answer)
     try:
-        if is_test:
+        if is_test and result is not None:
             top = overrides.give(out, course, result, args.answer, args.points, args.comment)
         else:
             top = gradebook.set_manual(course, args.student, args.notebook, args.answer, args.points, args.comment)

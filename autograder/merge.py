@@ -223,7 +223,7 @@ def _build(folders: list[Path], states: dict[Path, dict], out: Path, names: list
         db = folder / ".course" / "gradebook.db"
         if db.exists() and course.db_path.exists():
             copy_gradebook(db, course.db_path)
-    (key,) = {sharding.read(f)["key"] for f in states}
+    (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
     if key:
         write_json_atomic(out / "key.json", {"fingerprint": key})  # the merged folder's key, by name only
     results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]

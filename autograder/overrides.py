@@ -168,7 +168,8 @@ def apply(out: Path, course: Course | None, results: list[NotebookResult]) -> li
     A kept override is written (again) as the test's manual score in the gradebook; a
     dropped one leaves there the checks' score, which reconcile stored.
     """
-    store, dropped = Store(out), []
+    store = Store(out)
+    dropped: list[Override] = []
     if not store.current:
         return dropped
     by_key = {r.key: r for r in results if r.status == "graded"}

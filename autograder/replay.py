@@ -52,7 +52,7 @@ def recording(test: str) -> Iterator[Record]:
     from autograder import workbook as trusted
 
     rec = Record(test)
-    saved = {
+    saved: dict[tuple[type, str], Any] = {
         (harness.Harness, "run_test"): harness.Harness.run_test,
         (remote.RemoteObject, "__call__"): remote.RemoteObject.__call__,
         **{(trusted.Check, name): getattr(trusted.Check, name) for name in ("close", "equal", "true")},
@@ -87,8 +87,9 @@ def recording(test: str) -> Iterator[Record]:
 
         return check
 
-    harness.Harness.run_test = run_test
-    remote.RemoteObject.__call__ = call
+    # patched for this one replay, restored below
+    harness.Harness.run_test = run_test  # type: ignore[method-assign]
+    remote.RemoteObject.__call__ = call  # type: ignore[method-assign]
     for name in ("close", "equal", "true"):
         setattr(trusted.Check, name, checker(name))
     try:
@@ -105,8 +106,8 @@ def show(value: Any, arrays: dict[str, np.ndarray], label: str, depth: int = 0) 
     if depth > 6:
         return "..."
     if isinstance(value, torch.Tensor):
-        array = value.detach().cpu()
-        array = (array.float() if array.dtype == torch.bfloat16 else array).numpy()
+        cpu = value.detach().cpu()
+        array = (cpu.float() if cpu.dtype == torch.bfloat16 else cpu).numpy()
         arrays[label] = array
         return f"tensor {tuple(value.shape)} {value.dtype} [{label}]\n{np.array2string(array, precision=6)}"
     if isinstance(value, np.ndarray):
@@ -162,7 +163,7 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
 
     if notebook not in paths.notebook_names():
         raise ReplayError(f"no notebook {notebook!r} in this course")
-    tests = [answers.grade_id(c) for c in nbformat.read(paths.source_notebook(notebook), 4).cells if answers.is_test(c)]
+    tests = [answers.nbgrader_id(c) for c in nbformat.read(paths.source_notebook(notebook), 4).cells if answers.is_test(c)]
     if test not in tests:
         raise ReplayError(f"{notebook} has no test {test!r} (its tests: {', '.join(tests)})")
     key = coursekey.load(coursekey.locate(key_file, results), create=False)

@@ -59,7 +59,7 @@ def csv_text(rows: list[list[object]]) -> str:
 
 def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = None) -> str:
     """One row per student per notebook; with a roster, names and emails, and a 'missing' row for work not handed in."""
-    rows: list[list[object]] = [GRADES_COLUMNS]
+    rows: list[list[object]] = [list(GRADES_COLUMNS)]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
         score = f"{r.score:g}"
         learner = roster.get(r.student_id) if roster is not None else None

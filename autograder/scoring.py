@@ -52,8 +52,8 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
     for cell in source.cells:
         if answers.is_written(cell):  # a person gives these points: none until then
             points = float(cell.metadata.nbgrader.get("points", 0))
-            test = TestResult(answers.nbgrader_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
-            result.tests.append(test)
+            written = TestResult(answers.nbgrader_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
+            result.tests.append(written)
         if not answers.is_test(cell):
             continue
         test = answers.nbgrader_id(cell)

@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 try:  # the table the notebook's own self_check() prints; in the student bundle workbook.py is beside this file
     from autograder.workbook import render_table
 except ImportError:  # pragma: no cover - the bundle
-    from workbook import render_table
+    from workbook import render_table  # type: ignore[import-not-found,no-redef]  # the bundle's copy
 
 CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
 
@@ -61,9 +61,9 @@ def run(nb: nbformat.NotebookNode, folder: Path, timeout: int = 900) -> str:
     return ""
 
 
-def parts(nb) -> list[tuple[str, str, str, float]]:
+def parts(nb) -> list[tuple[str, str, str, float | None]]:
     """(test, status, message, points) for every test cell and written answer."""
-    rows = []
+    rows: list[tuple[str, str, str, float | None]] = []
     for cell in nb.cells:
         meta = _nbgrader(cell)
         points = float(meta.get("points", 0) or 0)
@@ -92,7 +92,7 @@ def stopped_at(nb) -> str:
     return ""
 
 
-def render(name: str, rows: list[tuple[str, str, str, float]], stop: str) -> str:
+def render(name: str, rows: list[tuple[str, str, str, float | None]], stop: str) -> str:
     """The notebook's own self-check table, then whether the notebook ran top to bottom."""
     run = f"The notebook does NOT run top to bottom: {stop}." if stop else "The notebook runs top to bottom."
     return f"Self-check of {name} (visible tests only, reduced sizes as in grading)\n\n{render_table(rows)}\n{run}"

@@ -106,7 +106,7 @@ def boilerplate(notebook: str) -> dict[str, np.ndarray]:
     """Per answer cell, the fingerprints of the student version's own code (never counted as shared)."""
     student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
     return {
-        answers.grade_id(c): np.array(sorted(_fingerprint(answers.strip_markers(c.source), np.array([])).hashes))
+        answers.nbgrader_id(c): np.array(sorted(_fingerprint(answers.strip_markers(c.source), np.array([])).hashes))
         for c in student.cells
         if answers.is_answer(c)
     }
@@ -216,7 +216,7 @@ def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None
     docs = run_docs(results_dir, results) + (earlier_docs(earlier) if earlier else [])
     found = pairs(docs)
     marks = flags(found, threshold)
-    rows = [["notebook", "a", "b", "score", "tokens", "flagged", *["cells"]]]
+    rows: list[list[object]] = [["notebook", "a", "b", "score", "tokens", "flagged", "cells"]]
     for p in found:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
         rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.tokens, p.flagged_at >= threshold, cells])

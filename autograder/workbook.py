@@ -135,11 +135,11 @@ def self_check(points: dict[str, float] | None = None, written: list[str] | tupl
     if points is None:
         print(render_table([(n, p["status"], p["message"], None) for n, p in _PARTS.items()]))
         return
-    rows = []
+    rows: list[tuple[str, str, str, float | None]] = []
     for name, value in points.items():
         part = _PARTS.get(name, {"status": "not run", "message": ""})
         status = "written" if name in written else part["status"]
-        rows.append((name, status, part["message"], float(value)))
+        rows.append((name, str(status), str(part["message"]), float(value)))
     print(render_table(rows))
 
 
