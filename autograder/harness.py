@@ -145,7 +145,10 @@ class Harness:
         self, source_nb, submitted_answers: dict[str, str], link: KernelLink, secret: bytes, learner=("", "")
     ) -> None:
         self.source, self.link, self.secret = source_nb, link, secret
-        self.learner: tuple[str, str] = (str(learner[0]), str(learner[1]))  # (student id, notebook): with the course key, what the seeds are drawn from
+        self.learner: tuple[str, str] = (
+            str(learner[0]),
+            str(learner[1]),
+        )  # (student id, notebook): with the course key, what the seeds are drawn from
         self.base = prelude(source_nb)
         self.learner_names = set().union(*(defined_names(c.source) for c in source_nb.cells if answers.is_answer(c)))
         self.sources = submitted_answers

@@ -163,7 +163,9 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
 
     if notebook not in paths.notebook_names():
         raise ReplayError(f"no notebook {notebook!r} in this course")
-    tests = [answers.nbgrader_id(c) for c in nbformat.read(paths.source_notebook(notebook), 4).cells if answers.is_test(c)]
+    tests = [
+        answers.nbgrader_id(c) for c in nbformat.read(paths.source_notebook(notebook), 4).cells if answers.is_test(c)
+    ]
     if test not in tests:
         raise ReplayError(f"{notebook} has no test {test!r} (its tests: {', '.join(tests)})")
     key = coursekey.load(coursekey.locate(key_file, results), create=False)
