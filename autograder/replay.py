@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         graded = f"{before['score']:g}/{before['max_score']:g}" if before else "not graded before"
         print(f"== score now {new.score:g}/{new.max_score:g} ({new.status}); graded run: {graded}")
     if args.save:
-        np.savez(args.save, **arrays)
+        save: Any = np.savez  # (numpy's stubs differ across versions on **arrays beside allow_pickle)
+        save(args.save, **arrays)
         print(f"== {len(arrays)} array(s) in {args.save}")
     return 0
