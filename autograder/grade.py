@@ -169,7 +169,13 @@ def _init_worker(environ: dict[str, str]) -> None:
     """A worker: this run's environment (not the fork server's, as it was when it started), one thread."""
     os.environ.clear()
     os.environ.update(environ)
+    import ctypes
+    import signal
+
     import torch
+
+    # dies with its fork server, which ends with this run's command: no worker outlives an interrupted run
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
     interrupt.ignore_in_worker()  # Ctrl-C: the main process says how to resume, once
     torch.set_num_threads(1)  # the checks' oracles run single-threaded, as the kernels do (OMP_NUM_THREADS=1)
@@ -205,7 +211,17 @@ def _workers_context() -> multiprocessing.context.BaseContext:
     """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["torch", "autograder.worker"])
+    if _pool_helpers not in interrupt._HELPERS:
+        interrupt.kill_on_interrupt(_pool_helpers)
     return context
+
+
+def _pool_helpers() -> list[int]:
+    """The pid of multiprocessing's fork server, if started: Ctrl-C kills it, and its workers die with it."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    return [pid] if isinstance(pid, int) and pid > 0 else []
 
 
 def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> list[tuple[int, Job]]:

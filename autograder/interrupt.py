@@ -8,14 +8,29 @@ the next run records what was left unrecorded and kills any kernel left behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 GRACE_SECONDS = 2.5
 REQUESTED = threading.Event()  # set by Ctrl-C: a failure after it is the interruption, not the submission's
 MESSAGE = "interrupted: finished notebooks are saved; run the same command again to resume"
+_HELPERS: list[Callable[[], list[int]]] = []  # pids of processes of the run's that no signal of ours reaches
+
+
+def kill_on_interrupt(pids: Callable[[], list[int]]) -> None:
+    """Kill these processes on Ctrl-C (the workers' fork server: its workers die with it)."""
+    _HELPERS.append(pids)
+
+
+def _kill_helpers() -> None:
+    for pids in _HELPERS:
+        for pid in pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def exit_now() -> None:
@@ -24,6 +39,7 @@ def exit_now() -> None:
 
 
 def _now(*_args) -> None:
+    _kill_helpers()
     sys.stderr.flush()
     os._exit(130)
 
@@ -31,6 +47,7 @@ def _now(*_args) -> None:
 def _first(_signum, _frame) -> None:
     REQUESTED.set()
     print(MESSAGE, file=sys.stderr, flush=True)
+    _kill_helpers()  # the jobs running now stop with their workers (graded again by the next run)
     signal.signal(signal.SIGINT, _now)
     timer = threading.Timer(GRACE_SECONDS, _now)
     timer.daemon = True

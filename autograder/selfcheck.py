@@ -20,7 +20,8 @@ from nbclient import NotebookClient
 
 try:  # the table the notebook's own self_check() prints; in the student bundle workbook.py is beside this file
     from autograder.workbook import render_table
-except ImportError:  # pragma: no cover - the bundle
+except ImportError:  # pragma: no cover - the bundle (run even as python -I, which leaves this folder off sys.path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workbook import render_table  # type: ignore[import-not-found,no-redef]  # the bundle's copy
 
 CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
@@ -49,13 +50,13 @@ _error = kernel_message
 
 def run(nb: nbformat.NotebookNode, folder: Path, timeout: int = 900) -> str:
     """Execute the notebook in `folder`, reduced sizes, errors kept in its outputs; returns why the run died, if it did."""
-    os.environ["WORKBOOK_GRADING"] = "1"  # the kernel inherits it: training cells run small
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    # the kernel's environment only (this process's stays as it was): training cells run small
+    env = {"MPLBACKEND": "Agg", **os.environ, "WORKBOOK_GRADING": "1"}
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(folder)}}
     )
     try:
-        client.execute()
+        client.execute(env=env)
     except Exception as exc:  # noqa: BLE001 - a cell over its time, a kernel that died: the run stopped there
         return f"the run stopped: {type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else ''}"
     return ""

@@ -12,7 +12,7 @@ from conftest import NAMES, ROOT
 from leaks import leaked
 
 from autograder import paths
-from autograder.results import NEEDS_MANUAL
+from autograder.results import NO_ANSWER
 
 NB01 = "01_scaled_dot_product_attention"
 
@@ -48,8 +48,8 @@ def test_untouched_student_notebook_scores_zero_everywhere(graded_samples):
     for test in automatic:
         assert test.status == "failed"
         assert "NotImplementedError" in test.message, (test.name, test.message)
-    # a written answer, even left blank, waits for a person: the grader never scores it
-    assert all(t.status == NEEDS_MANUAL and t.score == 0 for t in result.tests if t.manual)
+    # a written answer left blank is nbgrader's automatic 0, shown as such (never counted as to-grade)
+    assert all(t.status == NO_ANSWER and t.score == 0 for t in result.tests if t.manual)
 
 
 @pytest.mark.slow
