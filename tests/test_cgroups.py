@@ -158,12 +158,23 @@ class Watch(threading.Thread):
             for pid in (group / "cgroup.procs").read_text().split():
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
                 if "ipykernel" in cmdline:
-                    seen["kernels"][pid] = Path(f"/proc/{pid}/cgroup").read_text().split()
+                    lines = Path(f"/proc/{pid}/cgroup").read_text().split()
+                    if _alive(pid):  # an exiting task is moved to the root group first (v1): its lines say "/"
+                        seen["kernels"][pid] = lines
         except OSError:
             return  # the group or the process went away meanwhile
         events = dict(line.split() for line in seen["files"].get("pids.events", "").splitlines())
         seen["pids_refused"] = max(seen["pids_refused"], int(events.get("max", 0)))
         seen["failcnt"] = max(seen["failcnt"], int(seen["files"].get("memory.failcnt", 0)))
+
+
+def _alive(pid: str) -> bool:
+    """Whether the process had not begun to exit (PF_EXITING 0x4 unset, not a zombie) when this was read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X") and not int(fields[6]) & 0x4
 
 
 def _in_full_but_the_rule(said: dict) -> bool:
