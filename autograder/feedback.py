@@ -16,6 +16,7 @@ import nbformat
 
 from autograder import answers
 from autograder.course import Course
+from autograder.mathml import render_math
 from autograder.results import NotebookResult, clean_text
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.S | re.M)
@@ -145,8 +146,11 @@ def sanitize(nb, result: NotebookResult) -> nbformat.NotebookNode:
             cell.source = strip_hidden(cell.source)
             test = by_name.get(answers.nbgrader_id(cell))
             cell.outputs = [_verdict_output(test)] if test else []
-        elif answers.is_written(cell) and not cell.metadata.get("workbook_inert"):  # shown as text, never markup
-            cell.source = md_text(cell.source)
+        elif answers.is_written(cell):  # shown as text, never markup
+            if not cell.metadata.get("workbook_inert"):
+                cell.source = md_text(cell.source)
+        elif cell.cell_type == "markdown":  # the course's own text: its math pre-rendered
+            cell.source = render_math(cell.source)
         elif cell.cell_type == "code":
             outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
             cell.outputs = [o for o in map(safe_output, outputs) if o is not None]

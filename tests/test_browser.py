@@ -15,7 +15,7 @@ import pytest
 from conftest import run_grade
 from support import make_submission
 
-from autograder import answers, feedback, paths
+from autograder import answers, feedback, mathml, paths
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NB01 = "01_scaled_dot_product_attention"
@@ -190,6 +190,13 @@ def _hostile_submission(path):
     nbformat.write(make_submission(NB01, None, defaults=filled), path)
 
 
+def _formulas(name: str) -> int:
+    """How many $…$ formulas the course's own markdown of a notebook has."""
+    nb = nbformat.read(paths.source_notebook(name), as_version=4)
+    text = [c.source for c in nb.cells if c.cell_type == "markdown" and not answers.is_written(c)]
+    return sum(1 for t in text for m in mathml._SPANS.finditer(t) if m["block"] or m["inline"])
+
+
 def _open(browser, url: str) -> dict:
     """Load a page; what a learner's script would have left: the title, console lines, live handlers."""
     page = browser.new_page()
@@ -210,6 +217,10 @@ def _open(browser, url: str) -> dict:
             "() => [...document.scripts].map(s => s.textContent).filter(t => t.includes('PWNED'))"
         ),
         "text": page.inner_text("body"),
+        "math": page.evaluate(  # formulas the browser laid out (MathML has a box; raw TeX is text)
+            """() => [...document.querySelectorAll('math')]
+                 .filter(m => m.getBoundingClientRect().width > 0 && m.getBoundingClientRect().height > 0).length"""
+        ),
     }
     page.close()
     return seen
@@ -246,3 +257,6 @@ def test_feedback_page_runs_no_learner_script(tmp_path):
         assert seen["scripts"] == [], (name, seen["scripts"][:2])
         for shown in ("PWNED-stdout", "PWNED-stderr", "PWNED-error"):  # shown, as text
             assert shown in seen["text"], (name, shown)
+        # the course's formulas render as math, with no script: none is left as raw TeX
+        assert seen["math"] >= _formulas(NB01) > 0, (name, seen["math"])
+        assert not re.search(r"\$[^$\n]*\\(sqrt|top|frac)", seen["text"]), name
