@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import sys
@@ -31,14 +32,19 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder import grade, gradebook, runlock
+from autograder import grade, handgrades, late, overrides, runlock
+from autograder import roster as rosters
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course
-from autograder.report import histogram, summary, table, write_reports
+from autograder.report import ROSTER_FILE, summary, table
 from autograder.results import NotebookResult, Problem, write_json_atomic
 from autograder.results import problems as problem_kinds
 
 MERGE_FILE = "merged.json"
+# What an instructor decided in the shards' folders, carried into the merged one: the late
+# policy and the roster (the same in every shard), and each shard's overrides, set-aside
+# hand scores and submission times (each shard's learners are its own).
+SAME_IN_EVERY_SHARD = (late.POLICY_FILE, ROSTER_FILE)
 
 
 class MergeError(ValueError):
@@ -94,6 +100,7 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
             )
             + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
         )
+    problems += _decisions_differ(list(records))
     by_index: dict[int, list[Path]] = {}
     for folder, record in records.items():
         by_index.setdefault(record["index"], []).append(folder)
@@ -138,6 +145,50 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
             "\n".join(problems[:50]) + (f"\n... and {len(problems) - 50} more" if len(problems) > 50 else "")
         )
     return digest, states
+
+
+def _decisions_differ(folders: list[Path]) -> list[str]:
+    """A late policy or roster that is not the same file in every shard (or in none)."""
+    problems = []
+    for name in SAME_IN_EVERY_SHARD:
+        held = {f: (f / name).read_bytes() if (f / name).is_file() else None for f in folders}
+        if len(set(held.values())) > 1:
+            which = ", ".join(f"{f} {'has one' if b is not None else 'has none'}" for f, b in held.items())
+            problems.append(f"the shards hold different {name} files ({which}): grade every shard with the same one")
+    return problems
+
+
+def _json(path: Path, default):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+    except ValueError as exc:
+        raise MergeError(f"{path} cannot be read ({exc}): mend or remove it, then merge again") from exc
+
+
+def carry_decisions(folders: list[Path], out: Path) -> None:
+    """Put the shards' late policy, roster, overrides, set-aside hand scores and times in `out`."""
+    for name in SAME_IN_EVERY_SHARD:
+        first = next((f / name for f in folders if (f / name).is_file()), None)
+        if first is not None:
+            shutil.copyfile(first, out / name)
+    given: dict[str, list] = {"overrides": [], "dropped": []}
+    aside: list = []
+    times: dict = {}
+    for folder in folders:
+        held = _json(folder / overrides.FILE, {})
+        given["overrides"] += held.get("overrides", [])
+        given["dropped"] += held.get("dropped", [])
+        aside += _json(folder / handgrades.FILE, {}).get("set_aside", [])
+        times.update(_json(folder / late.TIMES_FILE, {}))
+    for name, value, kept in (
+        (overrides.FILE, given, given["overrides"] or given["dropped"]),
+        (handgrades.FILE, {"set_aside": aside}, aside),
+        (late.TIMES_FILE, times, times),
+    ):
+        if kept:
+            write_json_atomic(out / name, value)
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -226,13 +277,13 @@ def _build(folders: list[Path], states: dict[Path, dict], out: Path, names: list
     (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
     if key:
         write_json_atomic(out / "key.json", {"fingerprint": key})  # the merged folder's key, by name only
-    results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(out).values()]
-    gradebook.apply_manual(course, results)  # written answers: the points a person gave, as grade's finish does
-    write_reports(out, results)
-    histogram(results, out / "scores.png")
-    # a shard compared its own learners only: the merged folder's report compares everyone
-    grade._similarity(grade.Options(submissions=Path(), out=out, quiet=quiet, similarity=True), results)
-    return results
+    carry_decisions(list(states), out)
+    if (out / ROSTER_FILE).is_file() and course.db_path.exists():
+        rosters.to_gradebook(rosters.load(out / ROSTER_FILE), course.db_path, COURSE_ID)  # formgrader's names
+    # grade's own conclusion: written scores, overrides, late penalties, reports, and a
+    # similarity report over everyone (a shard compared its own learners only)
+    opts = grade.Options(submissions=Path(), out=out, quiet=quiet, similarity=True)
+    return grade.finish(opts, grade.Recorder(opts, course))
 
 
 def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookResult]:

@@ -7,6 +7,7 @@ them with the Slurm merge script, and compares with one run over the whole class
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -187,6 +188,9 @@ def test_merge_refusals(tmp_path):
     _refused([ok[0], ok[1], unfinished], out, "did not finish")
     (tmp_path / "plain").mkdir()
     _refused([ok[0], ok[1], tmp_path / "plain"], out, "not a shard's results")
+    (ok[1] / "late.toml").write_text(LATE)  # graded with a late policy that the other shards were not
+    _refused(ok, out, r"different late.toml files .*s1 has none.*s2 has one")
+    (ok[1] / "late.toml").unlink()
     foreign = [_fake_shard(tmp_path / f"f{k}", k, 2, digest="0123456789abcdef-1") for k in (1, 2)]
     _refused(foreign, out, "this checkout has")
     out.mkdir()
@@ -234,6 +238,24 @@ def test_deploy_scripts_are_valid_shell():
 # --- 3 shards in 3 processes, merged == one run ------------------------------------------
 
 
+# The course's decisions, given to every shard and to the single run: a due date (cy is two
+# days late: 20 % off), a roster (zed is enrolled and submitted nothing), and an override of
+# one of ada's tests with `mark` (in shard 3 and in the single run).
+LATE = f'[due]\n{NB01} = "2026-12-01T12:00:00+00:00"\n[policy]\nper_day = 10\n'
+TIMES = "student_id,notebook,timestamp\ncy,,2026-12-03T11:00:00Z\nada,,2026-12-01T09:00:00Z\n"
+ROSTER = "id,name,email\n" + "".join(
+    f"{s},{s.title()} Doe,{s}@example.edu\n" for s in "ada ben cy dee gil hal zed".split()
+)
+OVERRIDE = ["ada", NB01, "test_mask", "1", "--comment", "the mask is right, the test was strict"]
+
+
+def _decisions(where: Path) -> list[str]:
+    """The late policy and roster files, and the grade options that name them."""
+    (where / "late.toml").write_text(LATE)
+    (where / "roster.csv").write_text(ROSTER)
+    return ["--late", str(where / "late.toml"), "--roster", str(where / "roster.csv")]
+
+
 def _class(subs: Path) -> None:
     """6 learners of notebook 01: shard 1 holds cy, shard 2 gil and hal, shard 3 ada, ben and dee."""
     for student in ("ada", "ben", "cy", "dee"):
@@ -242,6 +264,7 @@ def _class(subs: Path) -> None:
     for student, entry in (("gil", "wrong_no_scale.py"), ("hal", "right_einsum.py")):
         (subs / student).mkdir(parents=True)
         nbformat.write(make_submission(NB01, CATALOGUE / NB01 / entry), subs / student / f"{NB01}.ipynb")
+    (subs / "timestamps.csv").write_text(TIMES)
 
 
 def _checkout(where: Path) -> Path:
@@ -297,6 +320,17 @@ def _unrandom(value):
     return re.sub(r"\d+\.\d+(e-?\d+)?", "#", value) if isinstance(value, str) else value
 
 
+def _decisions_kept(out: Path) -> None:
+    """The late penalty, the override and the roster's non-submitter, in the merged folder's reports."""
+    rows = {r["student_id"]: r for r in csv.DictReader((out / "grades.csv").open()) if r["notebook"] == NB01}
+    assert rows["cy"]["late_submission_penalty"] not in ("", "0", "0.0"), rows["cy"]
+    assert rows["zed"]["score"] == "", rows["zed"]  # enrolled, nothing submitted: missing, not 0
+    ada = next(s for s in json.loads((out / "results.json").read_text())["submissions"] if s["student_id"] == "ada")
+    assert [t["score"] for t in ada["tests"] if t["name"] == "test_mask" and t["overridden"]] == [1.0], ada["tests"]
+    assert json.loads((out / "overrides.json").read_text())["overrides"][0]["student_id"] == "ada"
+    assert (out / "late.toml").read_text() == LATE and (out / "roster.csv").read_text() == ROSTER
+
+
 def _verdicts(out: Path) -> dict:
     """Per submission: status, scores, flags, errors and every test's verdict (not timings)."""
     data = json.loads((out / "results.json").read_text())
@@ -318,6 +352,7 @@ def _verdicts(out: Path) -> dict:
 def test_three_shards_in_three_processes_merge_to_one_run(tmp_path):
     repo, subs, results = _checkout(tmp_path / "repo"), tmp_path / "subs", tmp_path / "results"
     _class(subs)
+    decided = _decisions(tmp_path)
     unsafe = "--unsafe" if SANDBOX_PROBLEM else ""
     slurm = {
         "WORKBOOK": str(repo),
@@ -325,7 +360,7 @@ def test_three_shards_in_three_processes_merge_to_one_run(tmp_path):
         "SUBMISSIONS": str(subs),
         "RESULTS": str(results),
         "SLURM_CPUS_PER_TASK": "1",
-        "GRADE_ARGS": f"--quiet {unsafe}",
+        "GRADE_ARGS": " ".join(["--quiet", unsafe, *decided]),
     }
     tasks = []
     for task in (1, 2):  # as Slurm starts grade.sbatch for --array=1-3: at once, each on its own
@@ -333,7 +368,7 @@ def test_three_shards_in_three_processes_merge_to_one_run(tmp_path):
         array |= {"SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_JOB_ID": "42"}
         tasks.append((["bash", str(repo / "deploy" / "slurm" / "grade.sbatch")], {**slurm, **array}))
     cmd = [sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(results / "shards" / "3")]
-    tasks.append((cmd + ["--shard", "3/3", "--jobs", "1", "--quiet"] + ([unsafe] if unsafe else []), {}))
+    tasks.append((cmd + ["--shard", "3/3", "--jobs", "1", "--quiet", *decided] + ([unsafe] if unsafe else []), {}))
     with ThreadPoolExecutor(len(tasks)) as pool:
         list(pool.map(lambda task: _run(task[0], repo, task[1]), tasks))
     held = {
@@ -345,22 +380,27 @@ def test_three_shards_in_three_processes_merge_to_one_run(tmp_path):
     }
     assert held == {1: ["cy"], 2: ["gil", "hal"], 3: ["ada", "ben", "dee"]}
     _hand_grade(results / "shards" / "1" / ".course" / "gradebook.db")
+    mark = [sys.executable, "-m", "autograder", "mark"]
+    _run([*mark, str(results / "shards" / "3"), *OVERRIDE], repo)
 
     merged = _run(["bash", str(repo / "deploy" / "slurm" / "merge.sbatch")], repo, slurm)
     assert "6 row(s) from 3 shard(s)" in merged.stdout
     one = tmp_path / "one"
-    _run(
-        [sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(one), "--jobs", "2", "--quiet"]
-        + ([unsafe] if unsafe else []),
-        repo,
-    )
+    again = [sys.executable, "-m", "autograder", "grade", str(subs), "--jobs", "2", "--quiet", *decided]
+    again += [unsafe] if unsafe else []
+    _run([*again, "--out", str(one)], repo)
     _hand_grade(one / ".course" / "gradebook.db")
+    _run([*mark, str(one), *OVERRIDE], repo)
 
     out = results / "merged"
     assert _verdicts(out) == _verdicts(one)
     assert len(_verdicts(out)) == 6 and {v["score"] for v in _verdicts(out).values()} >= {0, 11}
-    for name in ("grades.csv", "lms.csv"):
+    for name in ("grades.csv", "lms.csv", "canvas.csv", "moodle.csv"):
         assert (out / name).read_text() == (one / name).read_text(), name
+    _decisions_kept(out)
+    _run([*again, "--out", str(out)], repo)  # a later run on the merged folder keeps them all
+    _decisions_kept(out)
+    assert (out / "grades.csv").read_text() == (one / "grades.csv").read_text()
     assert (out / "scores.png").stat().st_size > 1000
     pages = sorted(p.relative_to(out / "feedback") for p in (out / "feedback").rglob("*.html"))
     assert pages == sorted(p.relative_to(one / "feedback") for p in (one / "feedback").rglob("*.html"))
