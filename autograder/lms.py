@@ -40,7 +40,7 @@ CANVAS = re.compile(r"(?P<name>[^\W_]\w*?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<att>
 CANVAS_ANON = re.compile(r"(?P<late>LATE_)?anon_(?P<uid>[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)")
 MOODLE = re.compile(r"(?P<name>[^_]+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
 BLACKBOARD = re.compile(
-    r"(?P<assignment>.+)_(?P<user>[^_]+)_attempt_(?P<ts>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+)|(?P<txt>\.txt))"
+    r"(?P<assignment>.+?)_(?P<user>[^_]+)_attempt_(?P<ts>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+)|(?P<txt>\.txt))"
 )
 _RENAMED = re.compile(r"(?P<stem>.+?)(?: \((?P<copy>\d+)\)|-(?P<again>\d+))(?P<ext>\.ipynb)", re.I)
 

@@ -168,3 +168,24 @@ def test_grade_reads_a_canvas_download_through_the_roster(tmp_path):
     assert result.score == result.auto_max > 0  # every automatic point (written answers await a person)
     saved = json.loads((tmp_path / "out" / "results.json").read_text())["submissions"][0]
     assert saved["student_id"] == "fay"
+
+
+def test_a_file_name_that_quotes_another_learners_prefix_stays_its_uploaders(tmp_path, enrolled):
+    """The platform writes its prefix first; what follows is the learner's own file name, and
+    may copy another learner's prefix (with a later attempt) to pass a file off as theirs."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    fay_bb = blackboard_name("Attention 01", "flovelace", "2026-11-30-10-00-00", f"{NB01}.ipynb")
+    forged_bb = blackboard_name("Attention 01", "flovelace", "2026-12-09-10-00-00", f"{NB01}.ipynb")
+    (subs / fay_bb).write_bytes(_nb(NB01, "fay's own"))
+    (subs / blackboard_name("Attention 01", "bchen", "2026-12-01-10-00-00", forged_bb)).write_bytes(_nb(NB01, "bo's"))
+    fay_cv = canvas_name("Lovelace, Fay", 1234, 567890, f"{NB02}.ipynb")
+    (subs / fay_cv).write_bytes(_nb(NB02, "fay's own"))
+    (
+        subs / canvas_name("Chen, Bo", 1240, 567999, canvas_name("Lovelace, Fay", 1234, 999999, f"{NB02}.ipynb"))
+    ).write_bytes(_nb(NB02, "bo's"))
+    items = _by_key(intake.collect(subs, KNOWN, enrolled))
+    assert items[("fay", NB01)].nb.metadata["marker"] == "fay's own"
+    assert items[("fay", NB02)].nb.metadata["marker"] == "fay's own"
+    bos = [i for (student, _), i in items.items() if student == "bo"]
+    assert bos and all(i.status == "rejected" for i in bos), bos  # bo's, under his own id: named as no notebook
