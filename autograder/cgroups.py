@@ -218,7 +218,7 @@ def _v2(folder: Path) -> V2Tree | None:
     return tree
 
 
-def _explicit(setting: str) -> Tree | None:
+def _explicit(setting: str, quiet: bool = False) -> Tree | None:
     """The tree AUTOGRADER_CGROUP names (an absolute cgroup2 folder, or a name under the v1 hierarchies)."""
     folder = Path(setting)
     tree: Tree | None
@@ -227,7 +227,8 @@ def _explicit(setting: str) -> Tree | None:
     else:
         tree = None if ".." in folder.parts else _v1(setting)
     if tree is None:
-        print(f"NOTE: {SETTING}={setting} is not a cgroup this user may make groups in; rlimits only", file=sys.stderr)
+        also = "the hierarchies' roots instead" if quiet else "rlimits only"
+        print(f"NOTE: {SETTING}={setting} is not a cgroup this user may make groups in; {also}", file=sys.stderr)
     return tree
 
 
@@ -251,7 +252,9 @@ def _delegated_v2() -> V2Tree | None:
 def _found(setting: str, euid: int) -> Tree | None:
     """The tree job groups go in, for this setting and user."""
     if euid == 0:  # root needs no delegation; the fork server hides exactly these hierarchies from kernels
-        return _v1("")
+        # a setting puts the job groups inside the folder it names, so that a limit on that
+        # folder (a container's, a benchmark's) holds every kernel too; else the roots
+        return (_explicit(setting, quiet=True) if setting else None) or _v1("")
     if setting:
         return _explicit(setting)
     return _v1("") or _delegated_v2()

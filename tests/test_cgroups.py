@@ -228,7 +228,7 @@ def _nothing_left(folders: list[Path], work: Path) -> None:
     assert not left, f"processes of graded jobs are still running: {left}"
 
 
-def test_a_user_gets_no_cgroup_unless_one_is_delegated_and_root_ignores_the_setting():
+def test_a_user_gets_no_cgroup_unless_one_is_delegated_and_root_uses_a_setting_that_exists():
     user, python = _user()
     ask = [python, "-c", "from autograder import cgroups; print(repr(cgroups.tree()))"]
     plain = subprocess.run(["runuser", "-u", user, "--", *ask], capture_output=True, text=True, cwd=ROOT)
@@ -243,7 +243,18 @@ def test_a_user_gets_no_cgroup_unless_one_is_delegated_and_root_ignores_the_sett
     as_root = subprocess.run([sys.executable, *ask[1:]], capture_output=True, text=True, cwd=ROOT,
                              env={**os.environ, "AUTOGRADER_CGROUP": "anything"})  # fmt: skip
     assert as_root.stdout.startswith("V1Tree") or as_root.stdout.strip() == "None"
-    assert "anything" not in as_root.stdout
+    assert "anything" not in as_root.stdout and "roots instead" in as_root.stderr  # a wrong name: the roots
+    name = f"workbook-root-{uuid.uuid4().hex[:8]}"  # a folder that exists: root's job groups go inside it
+    made = [cgroups.CGROUP_ROOT / kind / name for kind in cgroups.KINDS if (cgroups.CGROUP_ROOT / kind).is_dir()]
+    for folder in made:
+        folder.mkdir()
+    try:
+        inside = subprocess.run([sys.executable, *ask[1:]], capture_output=True, text=True, cwd=ROOT,
+                                env={**os.environ, "AUTOGRADER_CGROUP": name})  # fmt: skip
+    finally:
+        for folder in made:
+            folder.rmdir()
+    assert not made or all(str(f) in inside.stdout for f in made), inside.stdout + inside.stderr
 
 
 def test_a_delegated_v1_subtree_holds_the_jobs_limits_them_and_is_left_empty():
