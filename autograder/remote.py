@@ -28,6 +28,7 @@ from jupyter_core.utils import run_sync
 
 from autograder import paths, wire
 from autograder.shipped import codec
+from autograder.shipped.servant import tensors_in
 
 _EXCEPTIONS = {n: getattr(builtins, n) for n in dir(builtins) if isinstance(getattr(builtins, n), type)}
 
@@ -361,18 +362,6 @@ _NN_CLASSES = {
 }
 
 
-def _tensors(value: Any, out: list) -> list:
-    if isinstance(value, torch.Tensor):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for x in value:
-            _tensors(x, out)
-    elif isinstance(value, dict):
-        for x in value.values():
-            _tensors(x, out)
-    return out
-
-
 class _Bridge(torch.autograd.Function):
     """Gradients across the process boundary: backward asks the kernel for its input grads."""
 
@@ -392,7 +381,7 @@ class _Bridge(torch.autograd.Function):
 
 def _with_grad(link: KernelLink, call_id: int, inputs: list, result: Any) -> Any:
     """Reattach the kernel's outputs to the check's inputs, so .backward() reaches the kernel."""
-    outs = [t for t in _tensors(result, []) if getattr(t, "_wb_grad", False)]
+    outs = [t for t in tensors_in(result) if getattr(t, "_wb_grad", False)]
     if not outs:
         return result
     linked = iter(_Bridge.apply(link, call_id, len(outs), *inputs, *outs))
@@ -432,7 +421,7 @@ class RemoteObject:
         return self._r_link.request(req, enc.arrays)
 
     def __call__(self, *args, **kwargs):
-        inputs = [t for t in _tensors((args, kwargs), []) if t.requires_grad]
+        inputs = [t for t in tensors_in((args, kwargs)) if t.requires_grad]
         enc = Encoder(self._r_link.callbacks)
         req = {"op": "call", "target": self._r_id, "args": enc.encode(list(args)), "kwargs": enc.encode(kwargs)}
         result = self._r_link.request(req, enc.arrays)

@@ -107,15 +107,17 @@ class Decoder(codec.Decoder):
         return torch.load(io.BytesIO(self.array(node.get(codec.ARRAY)).tobytes()), weights_only=False)
 
 
-def _tensors(value: object, out: list) -> list:
+def tensors_in(value: object, out: list | None = None) -> list:
+    """Every tensor in a value's tuples, lists and dict values, in order (both sides use it)."""
+    out = [] if out is None else out
     if isinstance(value, torch.Tensor):
         out.append(value)
     elif isinstance(value, (tuple, list)):
         for x in value:
-            _tensors(x, out)
+            tensors_in(x, out)
     elif isinstance(value, dict):
         for x in value.values():
-            _tensors(x, out)
+            tensors_in(x, out)
     return out
 
 
@@ -179,7 +181,7 @@ class Servant:
         device = _module_device(target, args, kwargs)
         if device is not None:  # the learner's model lives on the GPU: bring the inputs to it
             args, kwargs = cast(list, _to_device(args, device)), cast(dict, _to_device(kwargs, device))
-        given = _tensors((args, kwargs), [])
+        given = tensors_in((args, kwargs))
         before = [t.detach().clone() for t in given]
         result = target(*args, **kwargs)
         self.mutated = [
@@ -187,9 +189,9 @@ class Servant:
             for i, (t, b) in enumerate(zip(given, before, strict=True))
             if t.shape != b.shape or t.dtype != b.dtype or not torch.equal(t.detach(), b)
         ]
-        inputs = [t for t in _tensors((args, kwargs), []) if t.requires_grad and t.is_leaf]
+        inputs = [t for t in tensors_in((args, kwargs)) if t.requires_grad and t.is_leaf]
         if inputs:
-            self.graphs[req["id"]] = (inputs, [t for t in _tensors(result, []) if t.requires_grad])
+            self.graphs[req["id"]] = (inputs, [t for t in tensors_in(result) if t.requires_grad])
         return result
 
     def op_backward(self, req: dict, dec: Decoder) -> object:
