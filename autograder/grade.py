@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
-import json
+import functools
 import multiprocessing
 import os
 import shutil
@@ -40,6 +39,7 @@ from autograder import (
     launchers,
     overrides,
     paths,
+    results_folder,
     roster,
     runlock,
     sandbox,
@@ -48,7 +48,8 @@ from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
-from autograder.results import NotebookResult, Problem, clean_text, problems, write_json_atomic
+from autograder.results import NotebookResult, Problem, problems
+from autograder.results_folder import ResultsFolder
 
 if TYPE_CHECKING:
     from autograder.gradebook import Session
@@ -87,48 +88,12 @@ class Options:
     @property
     def work_dir(self) -> Path:
         """Where the kernels' working folders go."""
-        return self.work_root or self.out / ".work"
+        return self.work_root or self.folder.work_dir
 
-
-def _state_name(text: str) -> str:
-    """A file name for a student id or notebook: itself when it is a plain, short id, else a hash.
-
-    Valid student ids and the course's notebook names stay readable; anything else (a
-    fixed label, a stand-in id, whatever a learner could choose) is never used raw, so no
-    name can be too long, hold a separator or a control character, or clash with another.
-    """
-    if intake.valid_id(text):
-        return text
-    return "~" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def _state_path(out: Path, student: str, notebook: str) -> Path:
-    return out / ".state" / _state_name(student) / f"{_state_name(notebook)}.json"
-
-
-def _load_state(out: Path) -> dict[str, dict]:
-    states = {}
-    for path in (out / ".state").glob("*/*.json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            key = f"{data['result']['student_id']}/{data['result']['notebook']}"
-            NotebookResult.from_dict(data["result"])
-            data["digest"], data["result"]["content_hash"]  # noqa: B018 - both are read later
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # a torn file cannot exist (atomic writes), but never trust disk blindly
-        states[key] = data
-    return states
-
-
-def _save_state(out: Path, result: NotebookResult, digest: str, executed=None, recorded: bool = False) -> None:
-    path = _state_path(out, result.student_id, result.notebook)
-    if executed is not None:
-        tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        clean_text(executed)  # a kernel's output may hold text UTF-8 cannot encode
-        nbformat.write(executed, tmp)
-        os.replace(tmp, path.with_suffix(".ipynb"))
-    write_json_atomic(path, {"digest": digest, "recorded": recorded, "result": result.to_dict()})
+    @functools.cached_property
+    def folder(self) -> ResultsFolder:
+        """The results folder (its saved states read once for the run)."""
+        return ResultsFolder(self.out)
 
 
 def _max_points(name: str) -> float:
@@ -145,8 +110,8 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
         if isinstance(item, NotebookResult):
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
-        host_failure = Problem.HOST in problems(old["result"].get("errors", [])) if old else False
-        if old and old["digest"] == digest and old["result"]["content_hash"] == item.content_hash and not host_failure:
+        host_failure = Problem.HOST in problems(old.result.errors) if old else False
+        if old and old.digest == digest and old.result.content_hash == item.content_hash and not host_failure:
             continue  # unchanged submission, same sources and engine: keep its grade (a host failure is retried)
         todo.append(
             Job(
@@ -260,8 +225,8 @@ class Recorder:
     Run as each job finishes, this overlaps with the jobs still running.
     """
 
-    def __init__(self, opts: Options, course: Course) -> None:
-        self.opts, self.course = opts, course
+    def __init__(self, folder: ResultsFolder, course: Course) -> None:
+        self.folder, self.course = folder, course
         self.session: Session | None = None
 
     def record(self, result: NotebookResult, digest: str, executed=None) -> None:
@@ -273,15 +238,14 @@ class Recorder:
         if self.session is None:
             self.session = gradebook.Session(self.course)
         if executed is None:
-            saved = _state_path(self.opts.out, result.student_id, result.notebook).with_suffix(".ipynb")
-            executed = nbformat.read(saved, as_version=4)
+            executed = nbformat.read(self.folder.executed_path(result.student_id, result.notebook), as_version=4)
         before = handgrades.answers_before(self.course, result)
         gradebook.submit(self.course, result, executed)
         self.session.autograde(result.notebook, result.student_id)
         handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
         gradebook.reconcile(self.course, [result])
-        feedback.generate(self.course, self.session, self.current(result), self.opts.out / "feedback")
-        _save_state(self.opts.out, result, digest, recorded=True)
+        feedback.generate(self.course, self.session, self.current(result), self.folder.feedback_dir)
+        self.folder.save(result, digest, recorded=True)
 
     def current(self, result: NotebookResult) -> NotebookResult:
         """A copy of a saved result with the scores people gave (written answers, overrides) on it."""
@@ -289,8 +253,8 @@ class Recorder:
 
         shown = copy.deepcopy(result)
         gradebook.apply_manual(self.course, [shown])
-        overrides.tell(overrides.apply(self.opts.out, self.course, [shown]))
-        late.apply(self.opts.out, [shown])
+        overrides.tell(overrides.apply(self.folder.root, self.course, [shown]))
+        late.apply(self.folder.root, [shown])
         return shown
 
     def refresh_feedback(self, result: NotebookResult) -> None:
@@ -299,10 +263,10 @@ class Recorder:
 
         if self.session is None:
             self.session = gradebook.Session(self.course)
-        feedback.generate(self.course, self.session, result, self.opts.out / "feedback")
+        feedback.generate(self.course, self.session, result, self.folder.feedback_dir)
 
 
-def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
+def _record_or_error(recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
     """Record one result; if nbgrader fails on it, save it as an error (not retried until it changes)."""
     try:
         recorder.record(result, digest, executed)
@@ -311,7 +275,7 @@ def _record_or_error(opts: Options, recorder: Recorder, result: NotebookResult, 
             raise KeyboardInterrupt from exc
         result.status = "error"
         result.errors.append(f"grader error while recording the grade and feedback: {exc!r}"[:500])
-        _save_state(opts.out, result, digest)
+        recorder.folder.save(result, digest)
 
 
 def run_jobs(
@@ -331,8 +295,8 @@ def run_jobs(
     bar = tqdm(total=len(todo), desc="grading", unit="nb", disable=opts.quiet or not todo, file=sys.stderr)
 
     def done(result: NotebookResult, executed) -> None:
-        _save_state(opts.out, result, digest, executed)
-        _record_or_error(opts, recorder, result, digest, executed)
+        opts.folder.save(result, digest, executed)
+        _record_or_error(recorder, result, digest, executed)
         bar.update()
 
     if todo:
@@ -347,37 +311,40 @@ def run_jobs(
     bar.close()
 
 
-def finish(opts: Options, recorder: Recorder, touched: frozenset[str] = frozenset()) -> list[NotebookResult]:
+def finish(
+    folder: ResultsFolder, recorder: Recorder, touched: frozenset[str] = frozenset(), similarity: bool = False
+) -> list[NotebookResult]:
     """Record what an interrupted run left unrecorded, then write all reports.
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
     run killed before that records it here, next time. Each notebook is recorded once.
     The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
+    `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
-    for state in _load_state(opts.out).values():
-        if state["result"]["status"] == "graded" and not state.get("recorded"):
-            _record_or_error(opts, recorder, NotebookResult.from_dict(state["result"]), state["digest"])
+    for state in list(folder.states().values()):
+        if state.result.status == "graded" and not state.recorded:
+            _record_or_error(recorder, copy.deepcopy(state.result), state.digest)
     from autograder import gradebook
 
-    results = [NotebookResult.from_dict(s["result"]) for s in _load_state(opts.out).values()]
-    touched = touched | overrides.adopt(opts.out, recorder.course, results)  # scores entered in formgrader
+    out, results = folder.root, folder.results()
+    touched = touched | overrides.adopt(out, recorder.course, results)  # scores entered in formgrader
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
-    overrides.tell(overrides.apply(opts.out, recorder.course, results))  # tests' scores an instructor set
-    late.apply(opts.out, results)  # due dates and penalties, last: they apply to the final score
+    overrides.tell(overrides.apply(out, recorder.course, results))  # tests' scores an instructor set
+    late.apply(out, results)  # due dates and penalties, last: they apply to the final score
     for result in (r for r in results if r.key in touched and r.status == "graded"):
         recorder.refresh_feedback(result)
-    write_reports(opts.out, results)
-    histogram(results, opts.out / "scores.png")
-    _similarity(opts, results)
+    write_reports(out, results)
+    histogram(results, folder.path(results_folder.SCORES))
+    _similarity(out, results, similarity)
     return results
 
 
-def _similarity(opts: Options, results: list[NotebookResult]) -> None:
+def _similarity(out: Path, results: list[NotebookResult], anew: bool) -> None:
     """The similarity report (when asked for), or the last one's marks back in the new results.json."""
     from autograder import similarity
 
     try:
-        similarity.write(opts.out, results) if opts.similarity else similarity.reapply(opts.out)
+        similarity.write(out, results) if anew else similarity.reapply(out)
     except Exception as exc:  # noqa: BLE001 - a report about the grades never takes the grades away
         print(f"WARNING: no similarity report: {exc!r}", file=sys.stderr)
 
@@ -394,21 +361,17 @@ def _course_key(opts: Options) -> bytes:
     return key
 
 
-def prepare(opts: Options, needed: list[str]) -> tuple[Course, str]:
+def prepare(folder: ResultsFolder, needed: list[str], cell_seconds: int | None = None) -> tuple[Course, str]:
     """The course folder, set up for the notebooks needed: those graded now and any a killed run left unrecorded.
 
-    The set-up comes from the machine's course cache (autograder.coursecache) into opts.out/.course.
+    The set-up comes from the machine's course cache (autograder.coursecache) into RESULTS/.course.
     """
     from autograder import gradebook
 
     names = paths.notebook_names()
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
-    course = Course(opts.out / ".course", cell_timeout=opts.limits.cell_seconds)
-    unrecorded = {
-        s["result"]["notebook"]
-        for s in _load_state(opts.out).values()
-        if s["result"]["status"] == "graded" and not s.get("recorded")
-    }
+    course = Course(folder.course_dir, cell_timeout=cell_seconds or Limits().cell_seconds)
+    unrecorded = {s.result.notebook for s in folder.states().values() if s.result.status == "graded" and not s.recorded}
     gradebook.prepare(course, sorted((set(needed) | unrecorded) & set(names)))
     return course, digest
 
@@ -432,16 +395,16 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     }
     sharding.claim(opts.out, opts.shard)
     enrolled = roster.load(opts.roster) if opts.roster else None
-    if opts.roster and opts.roster.resolve() != (opts.out / "roster.csv").resolve():
+    if opts.roster and opts.roster.resolve() != opts.folder.path(results_folder.ROSTER).resolve():
         opts.out.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(opts.roster, opts.out / "roster.csv")  # export and merge use it too
+        shutil.copyfile(opts.roster, opts.folder.path(results_folder.ROSTER))  # export and merge use it too
     if opts.late:
         late.load(opts.late)  # a policy that cannot be read stops the run here
         opts.out.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(opts.late, opts.out / late.POLICY_FILE)
+        shutil.copyfile(opts.late, opts.folder.path(results_folder.LATE_POLICY))
     items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
-    course, digest = prepare(opts, needed)
+    course, digest = prepare(opts.folder, needed, opts.limits.cell_seconds)
     if enrolled is not None and course.db_path.exists():
         roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
@@ -451,13 +414,13 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         if isinstance(item, NotebookResult):
             if item.notebook in known:
                 item.max_score = _max_points(item.notebook)
-            _save_state(opts.out, item, digest)
-    states = _load_state(opts.out)
-    recorded = [NotebookResult.from_dict(s["result"]) for s in states.values() if s.get("recorded")]
+            opts.folder.save(item, digest)
+    states = opts.folder.states()
+    recorded = [copy.deepcopy(s.result) for s in states.values() if s.recorded]
     touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
-    recorder = Recorder(opts, course)
+    recorder = Recorder(opts.folder, course)
     run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
-    return finish(opts, recorder, touched)
+    return finish(opts.folder, recorder, touched, opts.similarity)
 
 
 def default_jobs() -> int:
@@ -535,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(table(results))
     print(f"\n{summary(results)}")
-    print(f"\n{len(results)} row(s) in {opts.out / 'grades.csv'} ({time.perf_counter() - t0:.1f} s)")
+    print(f"\n{len(results)} row(s) in {opts.folder.path(results_folder.GRADES)} ({time.perf_counter() - t0:.1f} s)")
     return exit_code(results)
 
 

@@ -213,7 +213,7 @@ def run(root: Path, prepare_only: bool = False) -> dict:
     opts = grade.Options(root / "work" / "submissions", root / "work" / "results", jobs=jobs, quiet=True)
     opts.key_file, opts.seed_id = _key_file(root), learner_id(root)
     if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
-        grade.prepare(opts, paths.notebook_names())
+        grade.prepare(opts.folder, paths.notebook_names(), opts.limits.cell_seconds)
         return {}
     _choose_sandbox(opts, root)
     shutil.rmtree(opts.submissions, ignore_errors=True)

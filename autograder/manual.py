@@ -14,16 +14,17 @@ from pathlib import Path
 
 from autograder import grade, gradebook, overrides
 from autograder.course import Course
-from autograder.results import NotebookResult
+from autograder.results_folder import ResultsFolder
 
 
 def export(out: Path) -> list:
     """Rewrite RESULTS' reports and the feedback of every submission with a written answer."""
-    if not (out / ".course" / "gradebook.db").exists():
+    folder = ResultsFolder(out)
+    course = Course(folder.course_dir)
+    if not course.db_path.exists():
         raise FileNotFoundError(f"{out} holds no graded results (no .course/gradebook.db)")
-    opts = grade.Options(out, out, quiet=True)
-    recorder = grade.Recorder(opts, Course(out / ".course"))
-    results = grade.finish(opts, recorder)
+    recorder = grade.Recorder(folder, course)
+    results = grade.finish(folder, recorder)
     for result in results:
         if result.status == "graded" and any(t.manual or t.overridden for t in result.tests):
             recorder.refresh_feedback(result)
@@ -56,9 +57,10 @@ def mark_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--comment", default="", help="shown to the learner in the feedback")
     args = parser.parse_args(argv)
     out = args.results.resolve()
-    course = Course(out / ".course")
-    saved = grade._load_state(out).get(f"{args.student}/{args.notebook}")
-    result = NotebookResult.from_dict(saved["result"]) if saved else None
+    folder = ResultsFolder(out)
+    course = Course(folder.course_dir)
+    saved = folder.states().get(f"{args.student}/{args.notebook}")
+    result = saved.result if saved else None
     is_test = result is not None and _is_test(result, args.answer)
     try:
         if is_test and result is not None:

@@ -32,13 +32,14 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder import grade, handgrades, late, overrides, runlock
+from autograder import grade, handgrades, late, overrides, results_folder, runlock
 from autograder import roster as rosters
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course
 from autograder.report import ROSTER_FILE, summary, table
 from autograder.results import NotebookResult, Problem, write_json_atomic
 from autograder.results import problems as problem_kinds
+from autograder.results_folder import ResultsFolder, SavedState
 
 MERGE_FILE = "merged.json"
 # What an instructor decided in the shards' folders, carried into the merged one: the late
@@ -51,7 +52,7 @@ class MergeError(ValueError):
     """Shards that cannot be merged, and why."""
 
 
-def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
+def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedState]]]:
     """Validate the shards; returns their common digest and each folder's saved states.
 
     Raises MergeError naming every problem found.
@@ -113,13 +114,13 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
     if twice or missing:
         lines = twice + ([f"missing shard(s): {', '.join(f'{k}/{count}' for k in missing)}"] if missing else [])
         raise MergeError("\n".join(lines) + " (merge needs each of shards 1..N exactly once)")
-    states: dict[Path, dict] = {}
+    states: dict[Path, dict[str, SavedState]] = {}
     seen: dict[str, Path] = {}
     for folder, record in sorted(records.items(), key=lambda fr: fr[1]["index"]):
         shard = sharding.Shard(record["index"], count)
-        held = grade._load_state(folder)
+        held = ResultsFolder(folder).states()
         for key, state in held.items():
-            student = state["result"]["student_id"]
+            student = state.result.student_id
             if key in seen:
                 problems.append(f"overlapping shards: {key} is in {seen[key]} and in {folder}")
             seen[key] = folder
@@ -128,13 +129,11 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict]]:
                     f"{folder} (shard {shard}) holds {student!r}, whose id belongs to shard "
                     f"{sharding.shard_of(student, count)}/{count}: overlapping shards"
                 )
-            if state["digest"] != digest:
-                problems.append(
-                    f"{folder}: {key} was graded from other sources or engine ({state['digest']}); re-run it"
-                )
-            elif state["result"]["status"] == "graded" and not state.get("recorded"):
+            if state.digest != digest:
+                problems.append(f"{folder}: {key} was graded from other sources or engine ({state.digest}); re-run it")
+            elif state.result.status == "graded" and not state.recorded:
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
-            host = [e for e in state["result"].get("errors", []) if problem_kinds([e]) == {Problem.HOST}]
+            host = [e for e in state.result.errors if problem_kinds([e]) == {Problem.HOST}]
             if host:  # grade exited 3 there: the next run of that shard grades it
                 problems.append(
                     f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"
@@ -256,34 +255,31 @@ def building(out: Path) -> Iterator[Path]:
         lock.close()
 
 
-def _build(folders: list[Path], states: dict[Path, dict], out: Path, names: list[str], quiet: bool):
+def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: Path, names: list[str]):
     """Write the merged results folder's contents into `out`; returns every result."""
     # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
-    needed = {
-        s["result"]["notebook"]
-        for held in states.values()
-        for s in held.values()
-        if s["result"]["status"] != "rejected"
-    }
-    course, _ = grade.prepare(grade.Options(submissions=Path(), out=out, quiet=quiet), sorted(needed & set(names)))
+    needed = {s.result.notebook for held in states.values() for s in held.values() if s.result.status != "rejected"}
+    merged = ResultsFolder(out)
+    course, _ = grade.prepare(merged, sorted(needed & set(names)))
     for folder in sorted(states, key=lambda f: str(f)):
-        _copy_tree(folder / ".state", out / ".state")
-        _copy_tree(folder / "feedback", out / "feedback")
+        shard = ResultsFolder(folder)
+        _copy_tree(shard.state_dir, merged.state_dir)
+        _copy_tree(shard.feedback_dir, merged.feedback_dir)
         for part in ("submitted", "autograded", "feedback"):
-            _copy_tree(folder / ".course" / part, course.root / part)
-        db = folder / ".course" / "gradebook.db"
+            _copy_tree(shard.course_dir / part, course.root / part)
+        db = Course(shard.course_dir).db_path
         if db.exists() and course.db_path.exists():
             copy_gradebook(db, course.db_path)
     (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
     if key:
-        write_json_atomic(out / "key.json", {"fingerprint": key})  # the merged folder's key, by name only
+        write_json_atomic(merged.path(results_folder.KEY_RECORD), {"fingerprint": key})  # by name only
     carry_decisions(list(states), out)
     if (out / ROSTER_FILE).is_file() and course.db_path.exists():
         rosters.to_gradebook(rosters.load(out / ROSTER_FILE), course.db_path, COURSE_ID)  # formgrader's names
     # grade's own conclusion: written scores, overrides, late penalties, reports, and a
     # similarity report over everyone (a shard compared its own learners only)
-    opts = grade.Options(submissions=Path(), out=out, quiet=quiet, similarity=True)
-    return grade.finish(opts, grade.Recorder(opts, course))
+    merged.reload()  # the shards' states, copied in since prepare read the (empty) folder
+    return grade.finish(merged, grade.Recorder(merged, course), similarity=True)
 
 
 def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookResult]:
@@ -303,7 +299,7 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
             "merge from the checkout (and version of the grader) that graded them"
         )
     with building(out) as tmp, runlock.results_folder(tmp):
-        results = _build(folders, states, tmp, names, quiet)
+        results = _build(folders, states, tmp, names)
         write_json_atomic(
             tmp / MERGE_FILE,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
@@ -311,7 +307,7 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
         if out.exists():
             out.rmdir()  # empty (checked above): the finished folder takes its place
         os.replace(tmp, out)
-    Course(out / ".course").write_config()  # the course folder's config names where it now is
+    Course(ResultsFolder(out).course_dir).write_config()  # the course folder's config names where it now is
     return results
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from autograder import answers, coursekey, grade, launchers, paths, runlock, sandbox
 from autograder.limits import Limits
+from autograder.results_folder import ResultsFolder
 
 
 class ReplayError(ValueError):
@@ -149,11 +150,12 @@ def describe(rec: Record) -> tuple[str, dict[str, np.ndarray]]:
 
 def saved_submission(results: Path, student: str, notebook: str) -> tuple[dict, dict]:
     """The learner's graded notebook and its saved result, from RESULTS/.state."""
-    state = grade._state_path(results, student, notebook)
-    if not state.exists() or not state.with_suffix(".ipynb").exists():
+    folder = ResultsFolder(results)
+    state, executed = folder.state_path(student, notebook), folder.executed_path(student, notebook)
+    if not state.exists() or not executed.exists():
         raise ReplayError(f"{results} holds no graded {notebook} of {student!r}")
     saved = json.loads(state.read_text(encoding="utf-8"))
-    return nbformat.read(state.with_suffix(".ipynb"), as_version=4), saved["result"]
+    return nbformat.read(executed, as_version=4), saved["result"]
 
 
 def replay(results: Path, student: str, notebook: str, test: str, key_file: Path | None, unsafe: bool, seed_id=""):
@@ -173,7 +175,7 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
     if held is not None and held != coursekey.fingerprint(key):
         raise ReplayError(f"{results} was graded with key {held}, this is key {coursekey.fingerprint(key)}")
     submitted, old = saved_submission(results, student, notebook)
-    course, _ = grade.prepare(grade.Options(submissions=Path(), out=results, quiet=True), [notebook])
+    course, _ = grade.prepare(ResultsFolder(results), [notebook])
     how = launchers.choose(unsafe)
     with tempfile.TemporaryDirectory(prefix="replay-") as work:
         job = Job(student, notebook, dict(submitted), old.get("content_hash", ""), paths.source_notebook(notebook),

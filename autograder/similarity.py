@@ -40,6 +40,7 @@ import numpy as np
 from autograder import answers, paths
 from autograder.report import csv_text
 from autograder.results import NotebookResult, write_json_atomic
+from autograder.results_folder import ResultsFolder
 
 NOISE = 20  # copydetect noise threshold: the shortest run of filtered characters that counts (measured)
 GUARANTEE = 25  # every shared run this long is found (window = GUARANTEE - NOISE + 1)
@@ -158,12 +159,11 @@ def notebook_doc(owner: str, notebook: str, path: Path) -> Doc | None:
 
 def run_docs(results_dir: Path, results: list[NotebookResult]) -> list[Doc]:
     """The answers of every graded submission in RESULTS (its saved, graded notebooks)."""
-    from autograder import grade
-
+    folder = ResultsFolder(results_dir)
     docs = []
     for r in results:
         if r.status == "graded" and r.notebook in paths.notebook_names():
-            path = grade._state_path(results_dir, r.student_id, r.notebook).with_suffix(".ipynb")
+            path = folder.executed_path(r.student_id, r.notebook)
             doc = notebook_doc(f"run:{r.student_id}", r.notebook, path)
             docs += [doc] if doc else []
     return docs
@@ -311,8 +311,6 @@ def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Compare RESULTS' submissions with the reference, each other and earlier years; write the report."""
-    from autograder import grade
-
     parser = argparse.ArgumentParser(prog="python -m autograder similarity", description=main.__doc__)
     parser.add_argument("results", type=Path)
     parser.add_argument("--earlier", type=Path, help="earlier years' submissions: DIR/<student>/<NN_topic>.ipynb")
@@ -320,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
     )
     args = parser.parse_args(argv)
-    results = [NotebookResult.from_dict(s["result"]) for s in grade._load_state(args.results).values()]
+    results = ResultsFolder(args.results).results()
     if not results:
         print(f"ERROR: {args.results} holds no graded results", file=sys.stderr)
         return 2

@@ -27,6 +27,7 @@ from support import make_submission  # noqa: E402
 
 from autograder import grade, launchers, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
+from autograder.results_folder import ResultsFolder  # noqa: E402
 
 HOST_HARMFUL = {"fork_bomb", "memory_hog", "kill_others", "write_outside", "output_flood", "stall_kernel", "network"}
 
@@ -92,7 +93,7 @@ def main() -> int:
             out = work / f"cost-out-{unsafe}-{rep}"
             opts = grade.Options(sub, out, jobs=1, sandbox=launchers.choose(unsafe=unsafe), limits=Limits(), quiet=True)
             grade.grade(opts)
-            runs.append(next(iter(grade._load_state(out).values()))["result"]["seconds"])
+            runs.append(next(iter(ResultsFolder(out).states().values())).result.seconds)
         costs.append(min(runs))
     print(
         f"\nper-notebook job time (best of 3): sandboxed {costs[0]:.2f} s, --unsafe {costs[1]:.2f} s, "

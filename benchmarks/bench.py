@@ -33,6 +33,7 @@ from support import catalogue_entries, make_submission  # noqa: E402
 from autograder import answers, grade, launchers, paths, preload, sandbox  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 from autograder.reference import kernel_env  # noqa: E402
+from autograder.results_folder import ResultsFolder  # noqa: E402
 
 NB01 = "01_scaled_dot_product_attention"
 KINDS = ["correct", "partial", "buggy", "attacking", "broken"]
@@ -161,7 +162,7 @@ def main() -> int:
     )
     t0 = time.perf_counter()
     cache = work / "reference"
-    grade.prepare(grade.Options(subs, cache), names)  # nbgrader course and release, once
+    grade.prepare(ResultsFolder(cache), names)  # nbgrader course and release, once
     print(f"per-course set-up, done once (course, release): {time.perf_counter() - t0:.1f} s")
     t1, res1 = run_grade(subs, work / "j1", 1, cache)
     tn, _ = run_grade(subs, work / "jn", args.jobs, cache)

@@ -18,6 +18,7 @@ from autograder.course import Course
 from autograder.limits import Limits
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
+from autograder.results_folder import ResultsFolder
 
 
 def _known():
@@ -62,11 +63,12 @@ def test_every_row_can_be_saved_and_loaded(tmp_path):
     (tmp_path / "subs").mkdir()
     build_bad_inputs(tmp_path / "subs")
     rows = [i for i in intake.collect(tmp_path / "subs", _known()) if isinstance(i, NotebookResult)]
+    folder = ResultsFolder(tmp_path / "out")
     for row in rows:
-        grade._save_state(tmp_path / "out", row, "digest")
-    names = [p.name for p in (tmp_path / "out" / ".state").rglob("*")]
+        folder.save(row, "digest")
+    names = [p.name for p in folder.state_dir.rglob("*")]
     assert all(len(name.encode()) <= 255 and name.isprintable() for name in names)
-    assert set(grade._load_state(tmp_path / "out")) == {r.key for r in rows}
+    assert set(ResultsFolder(tmp_path / "out").states()) == {r.key for r in rows}  # read back from disk
 
 
 def test_case_duplicates_folders_named_like_notebooks_and_links_in_a_folder(tmp_path):
@@ -131,7 +133,7 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
 
     def todo():
         items = intake.collect(opts.submissions, _known())
-        return grade._jobs(opts, items, course, b"secret", grade._load_state(opts.out), "digest")
+        return grade._jobs(opts, items, course, b"secret", ResultsFolder(opts.out).states(), "digest")
 
     def broken(job, uid):
         raise RuntimeError("the grader tripped over this one")
@@ -140,7 +142,7 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     [job] = todo()
     result, executed = grade._run_one(job, 0)
     assert result.status == "error" and "tripped" in result.errors[0] and executed is None
-    grade._save_state(opts.out, result, "digest")
+    ResultsFolder(opts.out).save(result, "digest")
     assert todo() == []  # not retried: same content, same sources
     (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD + "\n")
     assert len(todo()) == 1  # the learner handed in something new
@@ -155,13 +157,14 @@ def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
             Broken.calls += 1
             raise RuntimeError("nbgrader choked")
 
-    opts = grade.Options(tmp_path, tmp_path / "out", sandbox=launchers.choose(unsafe=True), limits=Limits(), quiet=True)
     result = NotebookResult("ann", NB01, "graded", score=1, max_score=2, content_hash="abc")
-    grade._save_state(opts.out, result, "digest")
-    grade.finish(opts, Broken())
-    saved = grade._load_state(opts.out)[f"ann/{NB01}"]["result"]
-    assert saved["status"] == "error" and "nbgrader choked" in saved["errors"][-1]
-    grade.finish(opts, Broken())
+    ResultsFolder(tmp_path / "out").save(result, "digest")
+    folder = ResultsFolder(tmp_path / "out")
+    Broken.folder = folder  # where _record_or_error saves the error row
+    grade.finish(folder, Broken())
+    saved = ResultsFolder(tmp_path / "out").states()[f"ann/{NB01}"].result  # as saved on disk
+    assert saved.status == "error" and "nbgrader choked" in saved.errors[-1]
+    grade.finish(ResultsFolder(tmp_path / "out"), Broken())
     assert Broken.calls == 1
 
 
@@ -294,6 +297,8 @@ def _active_markup(page: str) -> list[str]:
     """
     from html.parser import HTMLParser
 
+    from autograder import mathml
+
     found: list[str] = []
 
     class Parser(HTMLParser):
@@ -308,8 +313,11 @@ def _active_markup(page: str) -> list[str]:
                 media = tag in ("img", "image", "iframe", "embed", "object", "video", "audio", "source")
                 if media and name in ("src", "href", "xlink:href", "data") and not value.startswith("data:image/"):
                     found.append(f"<{tag} {name}={value}>")
-            if tag in ("svg", "iframe", "object", "embed", "math"):
+            if tag in ("svg", "iframe", "object", "embed"):
                 found.append(f"<{tag}>")
+            # MathML only as the course's formulas are rendered: allow-listed elements and attributes
+            if tag in mathml.ELEMENTS and any(name not in mathml.ATTRIBUTES for name, _ in attrs):
+                found.append(f"<{tag} {attrs}>")
 
         def handle_data(self, data):
             if self.script and ("PWNED" in data or "alert(" in data):

@@ -20,8 +20,9 @@ import nbformat
 import pytest
 from support import make_submission
 
-from autograder import answers, grade, intake, paths, rebuild, report
+from autograder import answers, intake, paths, rebuild, report
 from autograder.results import NotebookResult
+from autograder.results_folder import ResultsFolder
 
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -r requirements.txt)")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -170,7 +171,7 @@ def _check(items: list) -> None:
         assert intake.valid_id(item.student_id) or "~" in item.student_id, item.student_id
         base = item.notebook.removesuffix(intake.DUPLICATE)
         assert base in KNOWN or item.notebook in intake.LABELS, item.notebook
-        path = grade._state_path(Path("/out"), item.student_id, item.notebook)
+        path = ResultsFolder(Path("/out")).state_path(item.student_id, item.notebook)
         assert all(len(part.encode()) <= 255 and part.isprintable() for part in path.parts)
         if isinstance(item, intake.Submission):
             rebuild.rebuild(SOURCE, RELEASE, item.nb)

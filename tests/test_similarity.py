@@ -6,6 +6,7 @@ import pytest
 from support import CATALOGUE
 
 from autograder import answers, paths, similarity
+from autograder.results_folder import ResultsFolder
 from benchmarks.disguise import VARIANTS, disguise
 
 NAMES = paths.notebook_names()
@@ -86,7 +87,6 @@ def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
     """A results folder as `grade` leaves it (saved states and results.json), one notebook 02 per learner."""
     from support import make_submission
 
-    from autograder import grade
     from autograder.report import write_reports
     from autograder.results import NotebookResult
 
@@ -95,7 +95,7 @@ def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
         result = NotebookResult(student, notebook, "graded", content_hash=student)
         nb = make_submission(notebook, None)
         nb = answers.with_answers(nb, cells) if cells else nb
-        grade._save_state(out, result, "digest", nb, recorded=True)
+        ResultsFolder(out).save(result, "digest", nb, recorded=True)
         results.append(result)
     write_reports(out, results)
     return out, results

@@ -20,6 +20,7 @@ from support import catalogue_submissions, entry_kind, entry_tests, make_submiss
 
 from autograder import grade, gradebook, launchers, paths
 from autograder.limits import Limits
+from autograder.results_folder import ResultsFolder
 from autograder.worker import Job
 
 RIGHT_KEYS = 20
@@ -44,7 +45,7 @@ def _submissions() -> list[tuple[str, str, object, str, list[Path]]]:
 def judged(tmp_path_factory) -> dict:
     """Every submission's results under its keys: 'student/notebook' -> (kind, entries, results, error)."""
     out = tmp_path_factory.mktemp("stability")
-    course, _ = grade.prepare(grade.Options(Path(), out, quiet=True), CHOSEN)
+    course, _ = grade.prepare(ResultsFolder(out), CHOSEN)
     subs, jobs = _submissions(), []
     for student, name, nb, kind, _ in subs:
         keyring = stability.keys(WRONG_KEYS if kind == "wrong" else RIGHT_KEYS)

@@ -1,0 +1,147 @@
+"""The results folder: its layout on disk, its saved states and the files in it, in one place.
+
+    RESULTS/
+      grades.csv lms.csv canvas.csv moodle.csv results.json scores.png   the reports
+      similarity.html similarity.csv                                     the similarity report
+      feedback/<student>/<notebook>.html                                 what learners get
+      .state/<student>/<notebook>.json (+ .ipynb)                        each graded submission
+      .course/                                                           nbgrader's course (gradebook.db)
+      .work/                                                             the kernels' folders
+      overrides.json hand_history.json late.toml timestamps.json roster.csv   what people decided
+      shard.json merged.json key.json .key .grade.lock                  the run's own records
+
+Every command that reads or writes a results folder (grade, merge, export, mark, replay,
+similarity, gradescope) goes through a ResultsFolder; saved states are typed and read from
+disk once, then kept up to date as they are saved.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import intake
+from autograder.results import NotebookResult, clean_text, write_json_atomic
+
+STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
+GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.png"
+CANVAS, MOODLE = "canvas.csv", "moodle.csv"
+OVERRIDES, HAND_HISTORY = "overrides.json", "hand_history.json"
+LATE_POLICY, TIMES, ROSTER = "late.toml", "timestamps.json", "roster.csv"
+SHARD, MERGED, KEY_RECORD, KEY, LOCK = "shard.json", "merged.json", "key.json", ".key", ".grade.lock"
+
+
+def state_name(text: str) -> str:
+    """A file name for a student id or notebook: itself when it is a plain, short id, else a hash.
+
+    Valid student ids and the course's notebook names stay readable; anything else (a
+    fixed label, a stand-in id, whatever a learner could choose) is never used raw, so no
+    name can be too long, hold a separator or a control character, or clash with another.
+    """
+    if intake.valid_id(text):
+        return text
+    return "~" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass
+class SavedState:
+    """One submission's saved grading: its result, what graded it, and whether nbgrader recorded it."""
+
+    result: NotebookResult
+    digest: str  # the sources and engine it was graded under
+    recorded: bool = False  # scored by nbgrader and its feedback written
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SavedState:
+        """From the file's JSON; raises on anything malformed."""
+        result = NotebookResult.from_dict(data["result"])
+        if not isinstance(data["digest"], str) or not isinstance(result.content_hash, str):
+            raise TypeError("a saved state's digest and content hash are strings")
+        return cls(result, data["digest"], bool(data.get("recorded")))
+
+    def to_dict(self) -> dict:
+        return {"digest": self.digest, "recorded": self.recorded, "result": self.result.to_dict()}
+
+
+class ResultsFolder:
+    """A results folder (new or holding earlier runs): where everything in it is, and its saved states."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._states: dict[str, SavedState] | None = None
+
+    def __repr__(self) -> str:
+        return f"ResultsFolder({str(self.root)!r})"
+
+    def path(self, name: str) -> Path:
+        """A file or folder of the results folder, by one of this module's names."""
+        return self.root / name
+
+    @property
+    def course_dir(self) -> Path:
+        return self.root / COURSE
+
+    @property
+    def feedback_dir(self) -> Path:
+        return self.root / FEEDBACK
+
+    @property
+    def work_dir(self) -> Path:
+        return self.root / WORK
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE
+
+    def state_path(self, student: str, notebook: str) -> Path:
+        """Where a submission's saved state is (its executed notebook beside it, as .ipynb)."""
+        return self.state_dir / state_name(student) / f"{state_name(notebook)}.json"
+
+    def executed_path(self, student: str, notebook: str) -> Path:
+        """A graded submission's executed notebook, as it was recorded."""
+        return self.state_path(student, notebook).with_suffix(".ipynb")
+
+    def states(self) -> dict[str, SavedState]:
+        """Every saved state, by 'student/notebook': read from disk once, then kept as saved."""
+        if self._states is None:
+            self._states = self._read_states()
+        return self._states
+
+    def reload(self) -> dict[str, SavedState]:
+        """The saved states read from disk again (another process may have written them)."""
+        self._states = None
+        return self.states()
+
+    def results(self) -> list[NotebookResult]:
+        """Every saved result, each a copy (scores people gave are put on them; the states stay as saved)."""
+        return [copy.deepcopy(s.result) for s in self.states().values()]
+
+    def _read_states(self) -> dict[str, SavedState]:
+        states = {}
+        for path in self.state_dir.glob("*/*.json"):
+            try:
+                state = SavedState.from_dict(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # a torn file cannot exist (atomic writes), but never trust disk blindly
+            states[state.result.key] = state
+        return states
+
+    def save(self, result: NotebookResult, digest: str, executed=None, recorded: bool = False) -> None:
+        """Save a submission's state (and its executed notebook, when given), atomically."""
+        path = self.state_path(result.student_id, result.notebook)
+        if executed is not None:
+            tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            clean_text(executed)  # a kernel's output may hold text UTF-8 cannot encode
+            nbformat.write(executed, tmp)
+            os.replace(tmp, path.with_suffix(".ipynb"))
+        state = SavedState(result, digest, recorded)
+        write_json_atomic(path, state.to_dict())
+        if self._states is not None:
+            self._states[result.key] = SavedState.from_dict(state.to_dict())  # a copy: later changes stay out
