@@ -189,3 +189,20 @@ def test_a_file_name_that_quotes_another_learners_prefix_stays_its_uploaders(tmp
     assert items[("fay", NB02)].nb.metadata["marker"] == "fay's own"
     bos = [i for (student, _), i in items.items() if student == "bo"]
     assert bos and all(i.status == "rejected" for i in bos), bos  # bo's, under his own id: named as no notebook
+
+
+def test_a_moodle_learner_who_takes_an_enrolled_learners_name_does_not_replace_their_work(tmp_path, enrolled):
+    """Red team: Moodle names are the learner's own profile text, and a name is looked up when the
+    participant number is not the roster's. A learner (participant 555, not enrolled under that number)
+    who names themselves "Fay Lovelace", or "Lovelace, Fay", and hands in a later-numbered copy
+    ("(9)", "-3") must not be graded as fay in place of the file her own participant number names."""
+    subs = tmp_path / "subs"
+    (subs / moodle_folder("Fay Lovelace", 88)).mkdir(parents=True)
+    (subs / moodle_folder("Fay Lovelace", 88) / f"{NB01}.ipynb").write_bytes(_nb(NB01, "fay's own"))
+    (subs / moodle_folder("Fay Lovelace", 88) / f"{NB02}.ipynb").write_bytes(_nb(NB02, "fay's own"))
+    (subs / moodle_folder("Fay Lovelace", 555)).mkdir()
+    (subs / moodle_folder("Fay Lovelace", 555) / f"{NB01} (9).ipynb").write_bytes(_nb(NB01, "impostor"))
+    (subs / f"Lovelace, Fay_556_assignsubmission_file_{NB02}-3.ipynb").write_bytes(_nb(NB02, "impostor"))
+    items = _by_key(intake.collect(subs, KNOWN, enrolled))
+    assert items[("fay", NB01)].nb.metadata["marker"] == "fay's own"
+    assert items[("fay", NB02)].nb.metadata["marker"] == "fay's own"
