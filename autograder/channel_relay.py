@@ -64,6 +64,15 @@ def _header(frames: list, which: int, key: str) -> str:
         return ""
 
 
+def _json_bytes(frames: list) -> int:
+    """The bytes of a message's JSON frames (signature to content), all of it when unreadable."""
+    heads = [f.bytes if len(f) <= 64 else b"" for f in frames[:12]]
+    if b"<IDS|MSG>" not in heads:
+        return sum(len(f) for f in frames)
+    at = heads.index(b"<IDS|MSG>")
+    return sum(len(f) for f in frames[at + 1 : at + 6])
+
+
 def _within(name: str, frames: list[bytes], cfg: dict, pending: set[str]) -> bool:
     """Whether a kernel's message may reach the grader.
 
@@ -76,6 +85,8 @@ def _within(name: str, frames: list[bytes], cfg: dict, pending: set[str]) -> boo
         return False
     if size <= cfg["small_bytes"] or (name == "stdin" and size <= cfg["callback_bytes"]):
         return True
+    if _json_bytes(frames) > cfg["small_bytes"]:  # a large reply's bulk is its buffers: JSON parses ~16x bigger
+        return False
     parent = _header(frames, PARENT, "msg_id")
     if name == "iopub" and _header(frames, HEADER, "msg_type") == "comm_msg" and parent in pending:
         pending.discard(parent)

@@ -41,8 +41,12 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~$+-])")  # not & # ; (html.escape's
 
 
 def md_text(text: str) -> str:
-    """Text for a markdown cell shown as it is: no HTML, no link, image, emphasis or math from it."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=True))
+    """Text for a markdown cell shown as it is: no HTML, no link, image, emphasis or math from it.
+
+    A colon is a character reference, so the renderer's autolinking of bare URLs
+    (`https://...`) finds no URL: a learner's message never becomes a link in the page.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=True)).replace(":", "&#58;")
 
 
 def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:

@@ -449,7 +449,7 @@ class _Judge:
         """An expression `root.a.b` (or getattr(root.a, "b")): what it reaches, and how it is used."""
         root, attrs = _chain(node)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            return [self._rebinds(node.id, scopes)]
+            return [self._rebinds(node.id, scopes, assigned=True)]
         position, call = self._position(node, scopes), self._attribute_call(node, scopes)
         called = call.func.id if call and isinstance(call.func, ast.Name) else ""
         if call and called == "setattr":  # setattr(x, name, v) changes x, whatever the name
@@ -553,10 +553,16 @@ class _Judge:
             return self._builtin(name, position, self.cell.parents.get(id(node)))
         return self._helper(name) if name not in self.program.binds[MODULE] else None
 
-    def _rebinds(self, name: str, scopes: tuple) -> str | None:
-        """A global name bound: a built-in a rule cares about, or a dunder, may not be; nor a torch hook, anywhere."""
+    def _rebinds(self, name: str, scopes: tuple, assigned: bool = False) -> str | None:
+        """A global name bound: a built-in a rule cares about, or a dunder, may not be; nor a torch hook, anywhere.
+
+        A dunder assigned (not a method defined) is a finding in any scope: in a class body,
+        `__annotations__ = {...}` hands dataclasses field "names" that it pastes into code it execs.
+        """
         if name in TORCH_HOOKS:
             return f"defines {name} (PyTorch calls it with its own functions, forbidden ones too)"
+        if assigned and name.startswith("__") and name.endswith("__") and name not in DUNDER_NAMES:
+            return f"binds {name} (namespace access)"
         if self.program.owner(name, scopes, load=False) != MODULE:
             return None
         if name.startswith("__") and name.endswith("__") and name not in DUNDER_NAMES:
@@ -567,6 +573,9 @@ class _Judge:
 
     def _builtin(self, name: str, position: str, parent: ast.AST | None) -> str | None:
         """A built-in: the plain ones may be called or passed; getattr & co. only with a literal name."""
+        if name == "type" and position == "call" and isinstance(parent, ast.Call):
+            if len(parent.args) + len(parent.keywords) != 1:
+                return "calls type() to make a class from a dict (its keys are names nothing checks)"
         if name in BUILTIN_VALUES or name in _exceptions():
             return None
         if position == "call" and name in BUILTIN_CALLS and isinstance(parent, ast.Call):

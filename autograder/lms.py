@@ -106,9 +106,13 @@ def moodle(path: Path, roster: Roster | None, inner: str = "") -> Found | None:
     if m is None or m["plugin"] != "file" or (not inner and not m["file"]):
         return None
     base = f"{_slug(m['name']) or 'moodle'}_{m['pid']}"
-    student = _student(roster, [("moodle_id", m["pid"]), ("name", m["name"])], base)
+    by_id = _student(roster, [("moodle_id", m["pid"])], "")
+    student = by_id or _student(roster, [("name", m["name"])], base)
     where = path / inner if inner else path
-    return Found(student, inner or m["file"], where, "moodle", (), name=m["name"])
+    found = Found(student, inner or m["file"], where, "moodle", (), name=m["name"])
+    if not by_id and student != base:  # a name is the learner's own text: it yields to an id (latest)
+        found.extra["by_name_else"] = base
+    return found
 
 
 def blackboard(path: Path, roster: Roster | None) -> Found | None:
@@ -144,6 +148,10 @@ def _notebook_like(name: str) -> bool:
 
 def latest(found: list[Found], known: Callable[[str], str | None]) -> tuple[list[Found], list[Found]]:
     """(the latest copy of each learner's notebook, the older copies), renames undone in `filename`."""
+    by_id = {f.student_id for f in found if "by_name_else" not in f.extra}
+    for f in found:  # a learner the download names by id: a file that only takes their name is not theirs
+        if f.extra.get("by_name_else") and f.student_id in by_id:
+            f.student_id = f.extra["by_name_else"]
     groups: dict[tuple[str, str], list[tuple[tuple, Found]]] = {}
     for f in found:
         if not f.filename:  # a Blackboard receipt

@@ -183,6 +183,8 @@ class KernelLink:
                 raise RemoteError("not a call to a check's object")
             if len(prompt) > self.budget.limits.callback_bytes:
                 raise RemoteError("the call sends more data than a check's object accepts")
+            if prompt.count("{") + prompt.count("[") > MAX_CALL_NODES:  # arrays travel as one string each
+                raise RemoteError("the call sends more values than a check's object accepts")
             req = json.loads(prompt)
             if not isinstance(req, dict):
                 raise RemoteError("a malformed call")
@@ -339,6 +341,11 @@ def __wb_boot(files):
 __wb_boot(%r)
 del __wb_boot
 """
+
+
+# A call back's JSON is parsed in the worker: its objects cost ~16x their bytes, so they are
+# counted first (a call's arguments are a few tensors and numbers, each a node or two).
+MAX_CALL_NODES = 20_000
 
 
 def servant_cell() -> str:

@@ -60,6 +60,19 @@ def test_a_request_and_its_large_reply_pass_whole(wired):
     assert _recv(grader["iopub"])[2] == json.dumps({"msg_type": "stream", "msg_id": "s1"}).encode()
 
 
+def test_a_large_reply_whose_bulk_is_json_is_dropped(wired):
+    """Red team: 38 MiB of `{}, ` in a reply's content parsed into ~575 MB in the worker. A
+    large reply may be large in its buffers only; its JSON frames stay within the small size."""
+    kernel, grader, _ = wired
+    grader["shell"].send_multipart(_message("comm_msg", "req-2"))
+    _recv(kernel["shell"])
+    bloated = _message("comm_msg", "r1", "req-2")
+    bloated[5] = json.dumps({"data": {"pad": [{}] * 2**15}}).encode()  # 128 KiB of JSON: over 64 KiB
+    kernel["iopub"].send_multipart(bloated)
+    kernel["iopub"].send_multipart(_message("stream", "after", ""))
+    assert json.loads(_recv(grader["iopub"])[2])["msg_id"] == "after"
+
+
 def test_large_messages_nobody_asked_for_are_dropped(wired):
     kernel, grader, _ = wired
     for msg_type in ("stream", "display_data", "comm_msg"):

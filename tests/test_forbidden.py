@@ -197,6 +197,9 @@ OWN = [  # more ways, found while building the allow-list
     ("calls_to_value", "n = calls_to(lambda: 0, F.scaled_dot_product_attention)", "forbidden built-in"),
     ("function_mode", "class M(torch.overrides.TorchFunctionMode):\n    pass", "torch.overrides"),
     ("workbook_patch", "Check.forbidden = lambda *a, **k: None", "patches a library"),
+    # red team: a dataclass pastes field "names" into code it execs (class body, or type()'s dict)
+    ("dataclass_field_code", "class B:\n    __annotations__ = {'a,__import__(\"os\")': int}", "binds __annotations__"),
+    ("type_dict_class", "B = type('B', (), {'__annotations__': {'a': int}})", "calls type() to make a class"),
 ]
 
 

@@ -75,3 +75,10 @@ def test_sanitize_renders_the_course_text_and_leaves_written_answers_as_text():
     cell = next(c for c in out.cells if answers.is_written(c))
     assert "<math" not in cell.source and "<b>" not in cell.source
     assert any("<math" in c.source for c in out.cells if c.cell_type == "markdown")
+
+
+def test_a_learners_url_in_a_message_is_no_link():
+    """Red team: mistune's url plugin made a bare https://... in a test's message an <a href>."""
+    text = "confirm at https://INJECTED.example/login and www.x.example <https://y.example> [a](https://z.example)"
+    page = markdown2html_mistune(feedback.md_text(text))
+    assert "<a" not in page and "INJECTED.example/login" in page.replace("&#58;", ":"), page
