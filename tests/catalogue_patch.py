@@ -113,7 +113,9 @@ def patch_text(reference: str, target: str) -> str:
     blocks = []
     for lo, hi, jlo, jhi in _hunks(ref, new):
         lines: list[str] = []
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ref[lo:hi], new[jlo:jhi], autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+            None, ref[lo:hi], new[jlo:jhi], autojunk=False
+        ).get_opcodes():
             if tag == "equal":
                 lines += _mark(answer_patches.KEEP, ref[lo + i1 : lo + i2])
             else:

@@ -136,9 +136,7 @@ def entry_tests(name: str, files: list[Path]) -> dict[Path, set[str]]:
 @functools.lru_cache(maxsize=1024)
 def _entry_tests(name: str, files: tuple[Path, ...]) -> tuple[tuple[Path, set[str]], ...]:
     depends = answer_dependencies(make_submission(name, list(files), base="source"))
-    return tuple(
-        (path, {t for t, cells in depends.items() if cells & set(load_entry(path))}) for path in files
-    )
+    return tuple((path, {t for t, cells in depends.items() if cells & set(load_entry(path))}) for path in files)
 
 
 def _apart(name: str, files: list[Path]) -> bool:
