@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
 
-_ANSWER_HEADER = re.compile(r"^# %% answer (\S+)\s*$", re.MULTILINE)
+from autograder import answer_patches
+
+_ANSWER_HEADER = re.compile(r"^# %% (answer|patch) (\S+)\s*$", re.MULTILINE)
 
 
 def grade_id(cell) -> str | None:
@@ -76,15 +79,33 @@ def reference_answers(source_nb) -> dict[str, str]:
     return {nbgrader_id(c): strip_markers(c.source) for c in source_nb.cells if is_answer(c)}
 
 
-def parse_answer_file(text: str) -> dict[str, str]:
-    """Answer sources from a file of '# %% answer <grade_id>' sections."""
+def parse_answer_file(text: str, reference: Mapping[str, str] | None = None, where: str = "") -> dict[str, str]:
+    """Answer sources from a file of '# %% answer <grade_id>' and '# %% patch <grade_id>' sections.
+
+    A patch section is resolved against `reference` (grade_id -> reference answer): see answer_patches.
+    """
     parts = _ANSWER_HEADER.split(text)
-    return {parts[i]: parts[i + 1].strip("\n") + "\n" for i in range(1, len(parts), 2)}
+    out: dict[str, str] = {}
+    for i in range(1, len(parts), 3):
+        kind, cell, body = parts[i : i + 3]
+        if cell in out:
+            raise ValueError(f"{where}: two sections for cell {cell!r}")
+        out[cell] = body.strip("\n") + "\n" if kind == "answer" else _patched(cell, body, reference, where)
+    return out
 
 
-def load_answer_file(path: Path) -> dict[str, str]:
-    """Parse a catalogue or sample answer file."""
-    answers = parse_answer_file(path.read_text())
+def _patched(cell: str, body: str, reference: Mapping[str, str] | None, where: str) -> str:
+    """A patch section's full source: the cell's reference answer with the change applied."""
+    if reference is None:
+        raise ValueError(f"{where}: a patch of cell {cell!r}, read without the reference answers")
+    if cell not in reference:
+        raise ValueError(f"{where}: a patch of cell {cell!r}, which has no reference answer")
+    return answer_patches.apply(reference[cell], body, f"{where}, cell {cell}")
+
+
+def load_answer_file(path: Path, reference: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Parse a catalogue or sample answer file (patch sections need the notebook's reference answers)."""
+    answers = parse_answer_file(path.read_text(), reference, str(path))
     if not answers:
         raise ValueError(f"{path}: no '# %% answer <grade_id>' section")
     return answers

@@ -37,7 +37,7 @@ def independent_answers(notebook: str) -> dict[str, list[tuple[str, str]]]:
     reference = answers.reference_answers(nbformat.read(paths.source_notebook(notebook), 4))
     found = {cell: [("reference", code)] for cell, code in reference.items()}
     for path in sorted((CATALOGUE / notebook).glob("right_*.py")):
-        for cell, code in answers.load_answer_file(path).items():
+        for cell, code in answers.load_answer_file(path, reference).items():
             if cell in found and "# __reference answer__" not in code:
                 found[cell].append((path.stem, code))
     for path in sorted((paths.DATA / "submissions").glob(f"*/{notebook}.ipynb")):

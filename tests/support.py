@@ -21,6 +21,16 @@ def catalogue_entries(name: str) -> list[Path]:
     return sorted((CATALOGUE / name).glob("*.py"))
 
 
+def load_entry(path: Path) -> dict[str, str]:
+    """A catalogue entry's answer sources, its patch sections resolved against its notebook's reference answers."""
+    return answers.load_answer_file(path, reference_of(path.parent.name))
+
+
+def reference_of(name: str) -> dict[str, str]:
+    """The reference answers of a notebook, by grade_id."""
+    return answers.reference_answers(_read(paths.source_notebook(name)))
+
+
 def entry_kind(path: Path) -> str:
     """'wrong' or 'right', from the file name."""
     kind = path.name.split("_", 1)[0]
@@ -68,7 +78,7 @@ def make_submission(
     reference = answers.reference_answers(source)
     filled = dict(reference if defaults is None else defaults)
     for path in [answer_file] if isinstance(answer_file, (str, Path)) else answer_file or []:
-        for cell, code in answers.load_answer_file(Path(path)).items():
+        for cell, code in answers.load_answer_file(Path(path), reference).items():
             filled[cell] = code.replace(REFERENCE_ANSWER, reference.get(cell, ""))
     start = source if base == "source" else _read(paths.NOTEBOOKS / f"{name}.ipynb")
     return answers.with_answers(start, filled)  # a copy: the notebooks read stay as they are
@@ -105,7 +115,7 @@ def _pack(entries: list[Path], fits) -> list[list[Path]]:
     """First fit: each entry joins the first pack whose cells it does not answer and that still `fits`."""
     packs: list[list[Path]] = []
     for path in entries:
-        cells = set(answers.load_answer_file(path))
+        cells = set(load_entry(path))
         pack = next((pk for pk in packs if not cells & _cells(pk) and fits([*pk, path])), None)
         if pack is None:
             packs.append([path])
@@ -115,7 +125,7 @@ def _pack(entries: list[Path], fits) -> list[list[Path]]:
 
 
 def _cells(files: list[Path]) -> set[str]:
-    return {cell for path in files for cell in answers.load_answer_file(path)}
+    return {cell for path in files for cell in load_entry(path)}
 
 
 def entry_tests(name: str, files: list[Path]) -> dict[Path, set[str]]:
@@ -126,9 +136,7 @@ def entry_tests(name: str, files: list[Path]) -> dict[Path, set[str]]:
 @functools.lru_cache(maxsize=1024)
 def _entry_tests(name: str, files: tuple[Path, ...]) -> tuple[tuple[Path, set[str]], ...]:
     depends = answer_dependencies(make_submission(name, list(files), base="source"))
-    return tuple(
-        (path, {t for t, cells in depends.items() if cells & set(answers.load_answer_file(path))}) for path in files
-    )
+    return tuple((path, {t for t, cells in depends.items() if cells & set(load_entry(path))}) for path in files)
 
 
 def _apart(name: str, files: list[Path]) -> bool:

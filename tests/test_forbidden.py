@@ -296,7 +296,7 @@ def _submissions(name: str) -> list[tuple[str, dict[str, str]]]:
     stubs = {answers.grade_id(c): c.source for c in released.cells if answers.is_answer(c)}
     out = [("reference", reference), ("stubs", stubs)]
     for path in sorted((CATALOGUE / name).glob("right_*.py")) + sorted(SAMPLES.glob(f"*/{name}.py")):
-        out.append((path.stem, {**reference, **answers.load_answer_file(path)}))
+        out.append((path.stem, {**reference, **answers.load_answer_file(path, reference)}))
     return out
 
 
@@ -319,7 +319,7 @@ def test_wrong_entries_are_found_only_where_they_call_the_built_in(name):
     """A wrong entry packed with others must not cost them a rule's points; the built-in ones say 'forbidden'."""
     reference = answers.reference_answers(_notebook(name))
     for path in sorted((CATALOGUE / name).glob("wrong_*.py")):
-        sources = {**reference, **answers.load_answer_file(path)}
+        sources = {**reference, **answers.load_answer_file(path, reference)}
         found = [f for names, cells in rules(name) for f in forbidden.scan(sources, names, cells, given(name))]
         if path.stem in BUILTIN_ENTRIES:
             assert found and "forbidden built-in" in found[0], (path.stem, found)

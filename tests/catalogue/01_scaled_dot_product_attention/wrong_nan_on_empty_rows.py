@@ -1,9 +1,12 @@
 """Fully masked rows left as NaN (softmax of all -inf)."""
 # expect: NaN
-# %% answer sdpa
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    return weights @ v, weights
+# %% patch sdpa
+# -     d_k = q.shape[-1]
+# -     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+# +     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+# -         mask = mask.to(torch.bool)
+
+# -     if mask is not None:
+# -         # a row with no allowed key is softmax(-inf, ..., -inf) = NaN: make it zero
+# -         weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)

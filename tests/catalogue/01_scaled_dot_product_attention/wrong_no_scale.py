@@ -1,11 +1,11 @@
 """The scores are not divided by √d_k."""
 # expect: not divided by √d_k
-# %% answer sdpa
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    if mask is not None:
-        weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
-    return weights @ v, weights
+# %% patch sdpa
+# -     d_k = q.shape[-1]
+# -     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L, S)
+# +     scores = q @ k.transpose(-2, -1)
+
+# -         mask = mask.to(torch.bool)
+
+# -         weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+# +         weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)

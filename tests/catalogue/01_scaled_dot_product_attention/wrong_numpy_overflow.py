@@ -1,7 +1,8 @@
 """NumPy softmax without subtracting the row maximum: overflows for large scores."""
 # expect: exp overflowed
-# %% answer attention_numpy
-def attention_numpy(q, k, v):
-    scores = q @ k.T / np.sqrt(q.shape[-1])
-    weights = np.exp(scores)
-    return weights / weights.sum(axis=-1, keepdims=True) @ v
+# %% patch attention_numpy
+# -     scores = scores - scores.max(axis=-1, keepdims=True)  # largest exponent is e^0
+
+# -     weights /= weights.sum(axis=-1, keepdims=True)
+# -     return weights @ v  # (L, d_v)
+# +     return weights / weights.sum(axis=-1, keepdims=True) @ v

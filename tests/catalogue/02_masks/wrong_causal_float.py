@@ -1,5 +1,5 @@
 """The causal mask is a float 0/1 matrix instead of a boolean one."""
 # expect: boolean tensor
-# %% answer causal_mask
-def causal_mask(size, device=None):
-    return torch.tril(torch.ones(size, size, device=device))
+# %% patch causal_mask
+# -     return torch.ones(size, size, dtype=torch.bool, device=device).tril()  # (size, size)
+# +     return torch.tril(torch.ones(size, size, device=device))

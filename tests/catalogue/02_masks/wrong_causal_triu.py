@@ -1,5 +1,5 @@
 """torch.triu instead of torch.tril: every query sees the future."""
 # expect: triu
-# %% answer causal_mask
-def causal_mask(size, device=None):
-    return torch.ones(size, size, dtype=torch.bool, device=device).triu()
+# %% patch causal_mask
+# -     return torch.ones(size, size, dtype=torch.bool, device=device).tril()  # (size, size)
+# +     return torch.ones(size, size, dtype=torch.bool, device=device).triu()

@@ -1,5 +1,5 @@
 """The padding mask is inverted: True at the real tokens."""
 # expect: inverted
-# %% answer key_padding_mask
-def key_padding_mask(token_ids, pad_id):
-    return token_ids != pad_id
+# %% patch key_padding_mask
+# -     return token_ids == pad_id  # (B, S)
+# +     return token_ids != pad_id

@@ -1,36 +1,24 @@
 """A boolean attn_mask is read as an allowed-mask (True = may attend)."""
 # expect: attn_mask was read with the wrong polarity
-# %% answer mha
-class MultiHeadAttention(nn.Module):
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True):
-        super().__init__()
-        if embed_dim % num_heads != 0:
-            raise ValueError(f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
-        self.num_heads, self.head_dim, self.dropout = num_heads, embed_dim // num_heads, dropout
-        self.q_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
-        self.k_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
-        self.v_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
-        self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
+# %% patch mha
+# -             raise ValueError(f"embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
+# -         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+# -         self.head_dim = embed_dim // num_heads  # d_k
+# +             raise ValueError(f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
+# +         self.num_heads, self.head_dim, self.dropout = num_heads, embed_dim // num_heads, dropout
 
-    def forward(self, query, key, value, key_padding_mask=None, attn_mask=None,
-                need_weights=True, average_attn_weights=True):
-        B, L, S, H = query.shape[0], query.shape[1], key.shape[1], self.num_heads
-        q = split_heads(self.q_proj(query), H)
-        k = split_heads(self.k_proj(key), H)
-        v = split_heads(self.v_proj(value), H)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
-        if attn_mask is not None:
-            if attn_mask.dim() == 3:
-                attn_mask = attn_mask.view(B, H, L, S)
-            if attn_mask.dtype == torch.bool:
-                scores = scores.masked_fill(~attn_mask, float("-inf"))
-            else:
-                scores = scores + attn_mask
-        if key_padding_mask is not None:
-            scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        weights = F.dropout(weights, p=self.dropout, training=self.training)
-        output = self.out_proj(merge_heads(weights @ v))
-        if not need_weights:
-            return output, None
-        return output, weights.mean(dim=1) if average_attn_weights else weights
+# -         if attn_mask is not None and attn_mask.dim() == 3:
+# -             attn_mask = attn_mask.view(B, H, L, S)  # (B·H, L, S) is batch-major; (L, S) broadcasts as it is
+# +         if attn_mask is not None:
+# +             if attn_mask.dim() == 3:
+# +                 attn_mask = attn_mask.view(B, H, L, S)
+# +             if attn_mask.dtype == torch.bool:
+# +                 scores = scores.masked_fill(~attn_mask, float("-inf"))
+# +             else:
+# +                 scores = scores + attn_mask
+
+# -             key_padding_mask = key_padding_mask[:, None, None, :]  # (B, 1, 1, S): padding blocks keys
+# -         for mask in (attn_mask, key_padding_mask):
+# -             if mask is not None:  # module convention: bool True = blocked (-inf); a float mask is added
+# -                 scores = scores.masked_fill(mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
+# +             scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))

@@ -1,13 +1,14 @@
 """Only the weights are copied, not in_proj_bias."""
 # expect: Copy in_proj_bias too
-# %% answer copy_weights
-def copy_weights_from_torch(module, torch_mha):
-    with torch.no_grad():
-        w_q, w_k, w_v = torch_mha.in_proj_weight.chunk(3)
-        module.q_proj.weight.copy_(w_q)
-        module.k_proj.weight.copy_(w_k)
-        module.v_proj.weight.copy_(w_v)
-        module.out_proj.weight.copy_(torch_mha.out_proj.weight)
-        if torch_mha.out_proj.bias is not None:
-            module.out_proj.bias.copy_(torch_mha.out_proj.bias)
-    return module
+# %% patch copy_weights
+# -     projections = (module.q_proj, module.k_proj, module.v_proj)
+
+# -         for proj, w in zip(projections, torch_mha.in_proj_weight.chunk(3, dim=0)):
+# -             proj.weight.copy_(w)
+# -         if torch_mha.in_proj_bias is not None:
+# -             for proj, b in zip(projections, torch_mha.in_proj_bias.chunk(3, dim=0)):
+# -                 proj.bias.copy_(b)
+# +         w_q, w_k, w_v = torch_mha.in_proj_weight.chunk(3)
+# +         module.q_proj.weight.copy_(w_q)
+# +         module.k_proj.weight.copy_(w_k)
+# +         module.v_proj.weight.copy_(w_v)

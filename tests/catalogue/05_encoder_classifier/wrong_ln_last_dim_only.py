@@ -1,18 +1,7 @@
 """LayerNorm that always normalises over the last dimension only, whatever normalized_shape is."""
 # expect: only the last dimension
-# %% answer layer_norm
-class LayerNorm(nn.Module):
-    def __init__(self, normalized_shape, eps=1e-5):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(self.normalized_shape))
-        self.bias = nn.Parameter(torch.zeros(self.normalized_shape))
-
-    def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        mean = x.mean(dim=-1, keepdim=True)
-        var = x.var(dim=-1, keepdim=True, correction=0)
-        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+# %% patch layer_norm
+# -         mean = x.mean(dim=dims, keepdim=True)
+# -         var = (x - mean).pow(2).mean(dim=dims, keepdim=True)  # biased: divide by D
+# +         mean = x.mean(dim=-1, keepdim=True)
+# +         var = x.var(dim=-1, keepdim=True, correction=0)

@@ -1,35 +1,38 @@
 """Pre-norm whose residual adds the normalised x: h = norm(x); x = h + sublayer(h)."""
 # expect: pre-norm that adds the normalised x
-# %% answer encoder_block
-class TransformerEncoderBlock(nn.Module):
-    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, activation="relu", norm_first=False):
-        super().__init__()
-        self.self_attn = nn.MultiheadAttention(d_model, num_heads, dropout=dropout, batch_first=True)
-        if activation not in ("relu", "gelu"):
-            raise ValueError(f"unknown activation {activation!r}")
-        self.activation = F.relu if activation == "relu" else F.gelu
-        self.norm_first = norm_first
-        self.linear1 = nn.Linear(d_model, d_ff)
-        self.linear2 = nn.Linear(d_ff, d_model)
-        self.norm1 = nn.LayerNorm(d_model)
-        self.norm2 = nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
-        self.dropout1 = nn.Dropout(dropout)
-        self.dropout2 = nn.Dropout(dropout)
+# %% patch encoder_block
+# -         activations = {"relu": F.relu, "gelu": F.gelu}
+# -         if activation not in activations:
+# -             raise ValueError(f"activation must be 'relu' or 'gelu', got {activation!r}")
+# -         self.activation = activations[activation]
+# +         if activation not in ("relu", "gelu"):
+# +             raise ValueError(f"unknown activation {activation!r}")
+# +         self.activation = F.relu if activation == "relu" else F.gelu
 
-    def sa(self, h, key_padding_mask, attn_mask):
-        return self.dropout1(self.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=attn_mask, need_weights=False)[0])
+# =
+# +     def sa(self, h, key_padding_mask, attn_mask):
+# +         return self.dropout1(self.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=attn_mask, need_weights=False)[0])
+# +
+# +     def ff(self, h):
+# +         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(h)))))
+# =     def forward(self, x, key_padding_mask=None, attn_mask=None):
 
-    def ff(self, h):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(h)))))
+# -         def attention(h):  # (B, L, d_model) -> (B, L, d_model)
+# -             out = self.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=attn_mask,
+# -                                  need_weights=False)[0]
+# -             return self.dropout1(out)
+# -
+# -         def feed_forward(h):  # (B, L, d_model) -> (B, L, d_model)
+# -             return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(h)))))
 
-    def forward(self, x, key_padding_mask=None, attn_mask=None):
-        if self.norm_first:
-            x = self.norm1(x)
-            x = x + self.sa(x, key_padding_mask, attn_mask)
-            x = self.norm2(x)
-            x = x + self.ff(x)
-        else:
-            x = self.norm1(x + self.sa(x, key_padding_mask, attn_mask))
-            x = self.norm2(x + self.ff(x))
-        return x
+# -             x = x + attention(self.norm1(x))
+# -             x = x + feed_forward(self.norm2(x))
+# +             x = self.norm1(x)
+# +             x = x + self.sa(x, key_padding_mask, attn_mask)
+# +             x = self.norm2(x)
+# +             x = x + self.ff(x)
+
+# -             x = self.norm1(x + attention(x))
+# -             x = self.norm2(x + feed_forward(x))
+# +             x = self.norm1(x + self.sa(x, key_padding_mask, attn_mask))
+# +             x = self.norm2(x + self.ff(x))

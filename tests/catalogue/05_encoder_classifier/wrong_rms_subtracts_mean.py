@@ -1,17 +1,6 @@
 """RMSNorm that centres x first (LayerNorm without beta)."""
 # expect: the mean is subtracted
-# %% answer rms_norm
-class RMSNorm(nn.Module):
-    def __init__(self, normalized_shape, eps=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(self.normalized_shape))
-
-    def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
-        x = x - x.mean(dim=dims, keepdim=True)
-        return x / torch.sqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight
+# %% patch rms_norm
+# -         return x * torch.rsqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight
+# +         x = x - x.mean(dim=dims, keepdim=True)
+# +         return x / torch.sqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight

@@ -1,16 +1,5 @@
 """RMSNorm that calls F.rms_norm: correct numbers, but the built-in is forbidden there."""
 # expect: forbidden
-# %% answer rms_norm
-class RMSNorm(nn.Module):
-    def __init__(self, normalized_shape, eps=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(self.normalized_shape))
-
-    def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
-        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+# %% patch rms_norm
+# -         return x * torch.rsqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight
+# +         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)

@@ -1,17 +1,9 @@
 """RMSNorm with an extra beta: nn.RMSNorm's state_dict cannot load."""
 # expect: state_dict must load
-# %% answer rms_norm
-class RMSNorm(nn.Module):
-    def __init__(self, normalized_shape, eps=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(self.normalized_shape))
-        self.bias = nn.Parameter(torch.zeros(self.normalized_shape))
+# %% patch rms_norm
+# =
+# +         self.bias = nn.Parameter(torch.zeros(self.normalized_shape))
+# =     def forward(self, x):
 
-    def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
-        return x * torch.rsqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight + self.bias
+# -         return x * torch.rsqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight
+# +         return x * torch.rsqrt(x.pow(2).mean(dim=dims, keepdim=True) + eps) * self.weight + self.bias

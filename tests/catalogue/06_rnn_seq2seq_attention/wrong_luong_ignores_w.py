@@ -1,12 +1,13 @@
 """Luong attention ignores W: a plain dot product s . h_j."""
 # expect: W is ignored
-# %% answer multiplicative_attention
-def multiplicative_attention(dec_hidden, enc_outputs, W, src_mask=None):
-    """Luong 'general' attention: s^T W h_j, softmax over j; returns (context, weights)."""
-    query = dec_hidden  # (B, H)
-    scores = torch.bmm(enc_outputs, query[:, :, None])[:, :, 0]  # (B, S)
-    if src_mask is not None:
-        scores = scores.masked_fill(~src_mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    context = torch.bmm(weights[:, None, :], enc_outputs)[:, 0]  # (B, H_enc)
-    return context, weights
+# %% patch multiplicative_attention
+# - def multiplicative_attention(dec_hidden, enc_outputs, W, src_keep=None):
+# + def multiplicative_attention(dec_hidden, enc_outputs, W, src_mask=None):
+
+# -     query = dec_hidden @ W  # (B, H_enc): s^T W, one vector per sentence
+# +     query = dec_hidden  # (B, H)
+
+# -     if src_keep is not None:
+# -         scores = scores.masked_fill(~src_keep, float("-inf"))
+# +     if src_mask is not None:
+# +         scores = scores.masked_fill(~src_mask, float("-inf"))

@@ -1,15 +1,5 @@
 """SwiGLUFeedForward without d_ff uses 4 * d_model instead of swiglu_hidden_size(d_model)."""
 # expect: Without d_ff
-# %% answer swiglu_ffn
-class SwiGLUFeedForward(nn.Module):
-    """Gated feed-forward layer (wrong: default width 4 * d_model, not parameter-matched)."""
-
-    def __init__(self, d_model, d_ff=None):
-        super().__init__()
-        hidden = 4 * d_model if d_ff is None else d_ff
-        self.w1 = nn.Linear(d_model, hidden, bias=False)
-        self.w3 = nn.Linear(d_model, hidden, bias=False)
-        self.w2 = nn.Linear(hidden, d_model, bias=False)
-
-    def forward(self, x):
-        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+# %% patch swiglu_ffn
+# -         hidden = swiglu_hidden_size(d_model) if d_ff is None else d_ff
+# +         hidden = 4 * d_model if d_ff is None else d_ff

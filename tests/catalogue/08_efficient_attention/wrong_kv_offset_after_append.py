@@ -1,25 +1,9 @@
 """KV cache: the position offset is read after appending, so the causal mask inside a chunk lets tokens see the future."""
 # expect: the offset was read after appending
-# %% answer cached_attention
-class CausalSelfAttention(nn.Module):
-    def __init__(self, embed_dim, num_heads):
-        super().__init__()
-        self.num_heads = num_heads
-        self.head_dim = embed_dim // num_heads
-        self.q_proj = nn.Linear(embed_dim, embed_dim)
-        self.k_proj = nn.Linear(embed_dim, embed_dim)
-        self.v_proj = nn.Linear(embed_dim, embed_dim)
-        self.out_proj = nn.Linear(embed_dim, embed_dim)
+# %% patch cached_attention
+# -         past = 0 if cache is None else len(cache)  # position of x[:, 0], read BEFORE appending
 
-    def forward(self, x, cache=None):
-        B, T, E = x.shape
-        H, d = self.num_heads, self.head_dim
-        q = self.q_proj(x).view(B, T, H, d).transpose(1, 2)
-        k = self.k_proj(x).view(B, T, H, d).transpose(1, 2)
-        v = self.v_proj(x).view(B, T, H, d).transpose(1, 2)
-        if cache is not None:
-            k, v = cache.append(k, v)
-        past = 0 if cache is None else len(cache)  # read after appending: already includes the new tokens
-        allowed = torch.arange(k.shape[-2])[None, :] <= torch.arange(past, past + T)[:, None]
-        out = naive_attention(q, k, v, allowed)
-        return self.out_proj(out.transpose(1, 2).reshape(B, T, E))
+# -         positions = torch.arange(past, past + T, device=x.device)[:, None]  # (T, 1)
+# -         allowed = torch.arange(k.shape[-2], device=x.device)[None, :] <= positions  # (T, past + T)
+# +         past = 0 if cache is None else len(cache)  # read after appending: already includes the new tokens
+# +         allowed = torch.arange(k.shape[-2])[None, :] <= torch.arange(past, past + T)[:, None]

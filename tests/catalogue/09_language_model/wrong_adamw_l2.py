@@ -1,12 +1,5 @@
 """Adam with L2 regularisation: the decay is added to the gradient instead of decoupled."""
 # expect: L2 regularisation
-# %% answer adamw
-def adamw_update(param, grad, exp_avg, exp_avg_sq, step, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
-    """One AdamW step for one tensor: (new param, new exp_avg, new exp_avg_sq); step counts from 1."""
-    beta1, beta2 = betas
-    grad = grad + weight_decay * param  # L2: the decay goes through the adaptive scaling
-    exp_avg = beta1 * exp_avg + (1 - beta1) * grad
-    exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * grad * grad
-    m_hat = exp_avg / (1 - beta1 ** step)
-    v_hat = exp_avg_sq / (1 - beta2 ** step)
-    return param - lr * m_hat / (v_hat.sqrt() + eps), exp_avg, exp_avg_sq
+# %% patch adamw
+# -     param = param * (1 - lr * weight_decay)  # decoupled decay: on the weights, not in the gradient
+# +     grad = grad + weight_decay * param  # L2: the decay goes through the adaptive scaling
