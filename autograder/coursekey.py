@@ -23,9 +23,11 @@ import os
 import secrets
 from pathlib import Path
 
+from autograder import results_folder as layout
+
 KEY_ENV = "AUTOGRADER_KEY_FILE"
-DEFAULT_NAME = ".key"
-RECORD = "key.json"  # RESULTS/key.json: the fingerprint of the key this folder was graded with
+DEFAULT_NAME = layout.KEY
+RECORD = layout.KEY_RECORD  # RESULTS/key.json: the fingerprint of the key this folder was graded with
 KEY_BYTES = 32
 
 

@@ -17,10 +17,11 @@ from pathlib import Path
 import nbformat
 
 from autograder import answers
+from autograder import results_folder as layout
 from autograder.course import COURSE_ID, Course
 from autograder.results import NotebookResult, write_json_atomic
 
-FILE = "hand_history.json"
+FILE = layout.HAND_HISTORY
 
 
 def _submitted(course: Course, result: NotebookResult) -> Path:

@@ -34,10 +34,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import results_folder as layout
 from autograder.results import NotebookResult, write_json_atomic
 
-POLICY_FILE = "late.toml"
-TIMES_FILE = "timestamps.json"
+POLICY_FILE = layout.LATE_POLICY
+TIMES_FILE = layout.TIMES
 MAX_SMALL_FILE = 2**20
 
 

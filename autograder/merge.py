@@ -41,7 +41,7 @@ from autograder.results import NotebookResult, Problem, write_json_atomic
 from autograder.results import problems as problem_kinds
 from autograder.results_folder import ResultsFolder, SavedState
 
-MERGE_FILE = "merged.json"
+MERGE_FILE = results_folder.MERGED
 # What an instructor decided in the shards' folders, carried into the merged one: the late
 # policy and the roster (the same in every shard), and each shard's overrides, set-aside
 # hand scores and submission times (each shard's learners are its own).

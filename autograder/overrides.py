@@ -18,13 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder import results_folder as layout
 from autograder.course import COURSE_ID, Course
 from autograder.results import NotebookResult, write_json_atomic
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
-FILE = "overrides.json"
+FILE = layout.OVERRIDES
 SAID = "Score set by your instructor"
 
 

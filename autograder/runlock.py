@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from autograder import results_folder as layout
 from autograder.sandbox import SANDBOX_UID  # the fixed uid of the modes without blocks: never in one
 
 FIRST_UID = 100_000
@@ -89,7 +90,7 @@ def try_lock(path: Path):
 def results_folder(out: Path) -> Iterator[None]:
     """Hold RESULTS for this run; refuse if another live run holds it."""
     out.mkdir(parents=True, exist_ok=True)
-    lock = out / ".grade.lock"
+    lock = out / layout.LOCK
     fh = try_lock(lock)
     if fh is None:
         owner = lock.read_text().strip() or "another process"

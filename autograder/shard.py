@@ -29,9 +29,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import results_folder as layout
 from autograder.results import write_json_atomic
 
-SHARD_FILE = "shard.json"
+SHARD_FILE = layout.SHARD
 COUNT_ENV = "AUTOGRADER_SHARDS"
 
 

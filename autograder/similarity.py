@@ -38,6 +38,7 @@ import nbformat
 import numpy as np
 
 from autograder import answers, paths
+from autograder import results_folder as layout
 from autograder.report import csv_text
 from autograder.results import NotebookResult, write_json_atomic
 from autograder.results_folder import ResultsFolder
@@ -235,7 +236,7 @@ def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: b
     `fill`: a submission the report has no pair for is marked unflagged (a fresh report); else left unmarked.
     """
     write_json_atomic(results_dir / MARKS, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
-    path = results_dir / "results.json"
+    path = results_dir / layout.RESULTS
     if not path.exists():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
