@@ -213,11 +213,7 @@ class Harness:
         seed = functools.partial(coursekey.derive_seed, self.secret, *self.learner, test)
         self.base[_SEED_FN] = seed  # helpers of any cell see it too
         ns = dict(self.base)
-        trusted_workbook.reset_parts()
-        trusted_workbook.set_scanner(lambda names, cells: forbidden.scan(self.sources, names, cells, self.given))
-        trusted_workbook.set_mutation_probe(lambda: self.link.mutations)
-        trusted_workbook.set_kernel_copier(functools.partial(hold, self.link))
-        trusted_workbook.set_memory_budget(self.link.memory_budget or _no_memory_budget)
+        context = trusted_workbook.CheckContext(self._hooks())  # this test cell's checks, and only its
         torch.manual_seed(seed("torch"))
         np.random.seed(seed("numpy"))
         random.seed(seed("random"))
@@ -226,24 +222,29 @@ class Harness:
             for name in names:
                 if name not in self.base:
                     self._resolve(name, ns)
-            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            with trusted_workbook.checking(context), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 for part, code in segments:
-                    before = trusted_workbook.assert_count()
+                    before = context.assert_count()
                     try:
                         exec(code, ns)  # noqa: S102 - the instructor's own test
                     finally:
-                        checks[part] += max(0, trusted_workbook.assert_count() - before)
+                        checks[part] += max(0, context.assert_count() - before)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure fails this test only
-            return TrustedVerdict(False, _message(exc), trusted_workbook.found_forbidden(), checks, part)
+            return TrustedVerdict(False, _message(exc), context.found_forbidden(), checks, part)
         finally:
-            trusted_workbook.set_scanner(None)
-            trusted_workbook.set_mutation_probe(None)
-            trusted_workbook.set_kernel_copier(None)
-            trusted_workbook.set_memory_budget(None)
             self._keep_definitions(definitions, test)
-        if not trusted_workbook.asserted():
+        if not context.asserted():
             return TrustedVerdict(False, "the test checked nothing (an authoring error)", checks=checks)
-        return TrustedVerdict(True, "", trusted_workbook.found_forbidden(), checks)
+        return TrustedVerdict(True, "", context.found_forbidden(), checks)
+
+    def _hooks(self) -> trusted_workbook.GraderHooks:
+        """How this notebook's checks reach the answer cells' source and the learner's kernel."""
+        return trusted_workbook.GraderHooks(
+            scanner=lambda names, cells: forbidden.scan(self.sources, names, cells, self.given),
+            mutations=lambda: self.link.mutations,
+            kernel_copier=functools.partial(hold, self.link),
+            memory_budget=self.link.memory_budget or _no_memory_budget,
+        )
 
     def run(self) -> dict[str, TrustedVerdict]:
         """Every test cell of the notebook, in source order, each on its own inputs."""

@@ -45,12 +45,13 @@ def test_in_a_notebook_the_kernel_copy_is_a_deep_copy_and_memory_is_measured_the
 
 def test_under_grading_the_hooks_decide():
     calls = []
-    workbook.set_memory_budget(lambda fn, budget: calls.append(budget) or False)
-    workbook.set_kernel_copier(lambda module: "held")
-    try:
+    hooks = workbook.GraderHooks(
+        scanner=lambda names, cells: [],
+        mutations=lambda: 0,
+        kernel_copier=lambda module: "held",
+        memory_budget=lambda fn, budget: calls.append(budget) or False,
+    )
+    with workbook.checking(workbook.CheckContext(hooks)):
         assert not workbook.fits_in_memory(lambda: None, 10, here=pytest.fail)  # never measured in this process
         assert workbook.kernel_copy(nn.Linear(2, 2)) == "held"
-    finally:
-        workbook.set_memory_budget(None)
-        workbook.set_kernel_copier(None)
     assert calls == [10]

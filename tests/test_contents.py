@@ -62,10 +62,8 @@ def test_self_check_prints_the_table_of_autograder_check(name):
 
 def test_self_check_fills_points_and_lists_written_questions():
     """The kernel-side table: points shown, a written question marked, a test not yet run named as such."""
-    saved = dict(workbook._PARTS)
-    try:
-        workbook._PARTS.clear()
-        workbook._PARTS["test_a"] = {"status": "passed", "message": "", "asserts": 2}
+    with workbook.checking(workbook.CheckContext()) as context:  # a notebook's own, fresh
+        context.parts["test_a"] = {"status": "passed", "message": "", "asserts": 2}
         rows = {"test_a": 2, "test_b": 1, "q_x": 3}
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -74,6 +72,3 @@ def test_self_check_fills_points_and_lists_written_questions():
         assert lines[1].split() == ["test_a", "2", "✓", "passed"]
         assert lines[2].split()[:4] == ["test_b", "1", "–", "not"]
         assert lines[3].split()[:4] == ["q_x", "3", "✎", "written"]
-    finally:
-        workbook._PARTS.clear()
-        workbook._PARTS.update(saved)
