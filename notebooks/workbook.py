@@ -12,18 +12,21 @@ into a pass.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 import numpy as np
 
 try:  # torch is optional so that the grader can import this module cheaply
     import torch
 except ImportError:  # pragma: no cover
-    torch = None
+    torch = None  # type: ignore[assignment]  # optional: importing this needs no torch
 
 GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
 """True when the autograder runs the notebook: training cells use a small configuration."""
@@ -73,27 +76,90 @@ class CheckFailure(AssertionError):
     """A check that failed: its message says what is wrong, never the answer."""
 
 
-_PARTS: dict[str, dict[str, Any]] = {}  # check name -> status, message, number of assertions
-_THIS_CELL: list[str] = []
+Scanner = Callable[[list[str], list[str] | None], list[str]]
+"""How Check.forbidden reads the answer cells' source: (names, cells) -> findings."""
+
+
+@dataclass(frozen=True)
+class GraderHooks:
+    """Grader only: what the checks reach through the grader (the answer cells' source, the learner's kernel)."""
+
+    scanner: Scanner  # Check.forbidden: what the answer cells use (autograder.forbidden.scan)
+    mutations: Callable[[], int]  # Check.untouched: how many of the grader's calls found an input changed
+    kernel_copier: Callable[[Any], Any]  # kernel_copy: a check's module put into the learner's kernel
+    memory_budget: Callable[[Callable[[], Any], int], bool]  # fits_in_memory: measured on the kernel, by the OS
+
+
+@dataclass
+class CheckContext:
+    """Every check's record and, under grading, the grader's hooks: one per grading call.
+
+    The default context (hooks None) is a visible test in the learner's own notebook: its
+    records feed self_check(), and what only the grader can judge is left to it.
+    """
+
+    hooks: GraderHooks | None = None
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)  # check name -> status, message, asserts
+    this_cell: list[str] = field(default_factory=list)  # checks made by the cell running now
+    forbidden: list[str] = field(default_factory=list)  # what Check.forbidden found
+    mutations_at_start: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.mutations_at_start = self.hooks.mutations() if self.hooks else 0
+
+    def asserted(self) -> bool:
+        """Whether the checks made in this context checked anything."""
+        return any(p["asserts"] for p in self.parts.values())
+
+    def assert_count(self) -> int:
+        """How many checks have been made in this context so far."""
+        return sum(p["asserts"] for p in self.parts.values())
+
+    def found_forbidden(self) -> list[str]:
+        """What Check.forbidden found in the answer cells, in this context."""
+        return list(self.forbidden)
+
+
+_NOTEBOOK = CheckContext()  # the learner's own notebook: a kernel never installs another
+_CONTEXT: ContextVar[CheckContext] = ContextVar("workbook_check_context", default=_NOTEBOOK)
+
+
+def current_context() -> CheckContext:
+    """The context checks record into now (the notebook's own unless a grading call installed one)."""
+    return _CONTEXT.get()
+
+
+@contextlib.contextmanager
+def checking(context: CheckContext) -> Iterator[CheckContext]:
+    """Install `context` for the checks made inside the block (this thread only); the previous one comes back after.
+
+    The grader installs one per test cell it runs (autograder.harness), in its own process.
+    """
+    token = _CONTEXT.set(context)
+    try:
+        yield context
+    finally:
+        _CONTEXT.reset(token)
 
 
 def _after_cell(result) -> None:
     """IPython post_run_cell hook: settle the checks of the cell that just ran."""
+    context = _CONTEXT.get()
     error = getattr(result, "error_in_exec", None)
-    for name in _THIS_CELL:
-        part = _PARTS[name]
+    for name in context.this_cell:
+        part = context.parts[name]
         if part["status"] == "running":
             part["status"] = "failed" if error else ("passed" if part["asserts"] else "hidden")
             if isinstance(error, NotImplementedError):
                 part["message"] = "NotImplementedError: an answer cell this test uses is not implemented yet"
             elif error:
                 part["message"] = f"{type(error).__name__}: {error}"[:300]
-    _THIS_CELL.clear()
+    context.this_cell.clear()
 
 
 def _watch_cells() -> None:
     try:
-        shell = get_ipython()  # noqa: F821 - defined inside IPython only
+        shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821 - defined inside IPython only
     except NameError:
         return
     if _after_cell not in shell.events.callbacks["post_run_cell"]:
@@ -129,17 +195,18 @@ def self_check(points: dict[str, float] | None = None, written: list[str] | tupl
     points: each test and written question of the notebook (grade_id -> points, in order), as the
     notebook's self-check cell passes them; written: those a person grades.
     """
-    if not _PARTS:
+    recorded = _CONTEXT.get().parts
+    if not recorded:
         print("No test has run yet: run the notebook's cells first (Run > Run All Cells).")
         return
     if points is None:
-        print(render_table([(n, p["status"], p["message"], None) for n, p in _PARTS.items()]))
+        print(render_table([(n, p["status"], p["message"], None) for n, p in recorded.items()]))
         return
-    rows = []
+    rows: list[tuple[str, str, str, float | None]] = []
     for name, value in points.items():
-        part = _PARTS.get(name, {"status": "not run", "message": ""})
+        part = recorded.get(name, {"status": "not run", "message": ""})
         status = "written" if name in written else part["status"]
-        rows.append((name, status, part["message"], float(value)))
+        rows.append((name, str(status), str(part["message"]), float(value)))
     print(render_table(rows))
 
 
@@ -150,21 +217,22 @@ class Check:
         if not _KEY.match(name):
             raise ValueError(f"check name {name!r} must match {_KEY.pattern}")
         self.name = name
-        _PARTS[name] = {"status": "running", "message": "", "asserts": 0}
-        _THIS_CELL.append(name)
+        context = _CONTEXT.get()
+        context.parts[name] = {"status": "running", "message": "", "asserts": 0}
+        context.this_cell.append(name)
         _watch_cells()
 
     # -- recording -----------------------------------------------------------------
     def _record(self, key: str, value: Any) -> np.ndarray | None:
-        _PARTS[self.name]["asserts"] += 1
+        _CONTEXT.get().parts[self.name]["asserts"] += 1
         try:
             return to_numpy(value)
         except (TypeError, ValueError, RuntimeError):
             return None
 
-    def _fail(self, key: str, message: str) -> None:
+    def _fail(self, key: str, message: str) -> NoReturn:
         text = f"[{self.name}/{key}] {message}"
-        _PARTS[self.name].update(status="failed", message=text)
+        _CONTEXT.get().parts[self.name].update(status="failed", message=text)
         raise CheckFailure(text)
 
     # -- checks --------------------------------------------------------------------
@@ -242,64 +310,23 @@ class Check:
 
         Judged from the answer cells' source by the grader (autograder.forbidden.scan).
         """
-        if _SCANNER is None:  # in a learner's kernel: the grader checks this when it grades
+        context = _CONTEXT.get()
+        if context.hooks is None:  # in a learner's kernel: the grader checks this when it grades
             return
-        _PARTS[self.name]["asserts"] += 1
-        findings = _SCANNER(names, cells)
-        _FORBIDDEN.extend(findings)
+        context.parts[self.name]["asserts"] += 1
+        findings = context.hooks.scanner(names, cells)
+        context.forbidden.extend(findings)
         if findings:
             self._fail(key, f"{message} ({findings[0]})")
 
     def untouched(self, key: str, message: str) -> None:
         """The learner's code changed none of its inputs in place (observed by the grader's calls)."""
-        if _MUTATIONS is None:  # in a learner's kernel: the grader checks this when it grades
+        context = _CONTEXT.get()
+        if context.hooks is None:  # in a learner's kernel: the grader checks this when it grades
             return
-        _PARTS[self.name]["asserts"] += 1
-        if _MUTATIONS() > _MUTATIONS_AT_START[0]:
+        context.parts[self.name]["asserts"] += 1
+        if context.hooks.mutations() > context.mutations_at_start:
             self._fail(key, message)
-
-
-_SCANNER: Callable[[list[str], list[str] | None], list[str]] | None = None
-_MUTATIONS: Callable[[], int] | None = None
-_MUTATIONS_AT_START = [0]
-
-
-def set_mutation_probe(probe: Callable[[], int] | None) -> None:
-    """Grader only: how many of the grader's calls found an input changed in place, so far."""
-    global _MUTATIONS
-    _MUTATIONS = probe
-    _MUTATIONS_AT_START[0] = probe() if probe else 0
-
-
-_FORBIDDEN: list[str] = []
-
-
-def set_scanner(scanner: Callable[[list[str], list[str] | None], list[str]] | None) -> None:
-    """Grader only: how Check.forbidden reads the answer cells' source (None in a kernel)."""
-    global _SCANNER
-    _SCANNER = scanner
-
-
-def reset_parts() -> None:
-    """Grader only: forget every check, before the next test cell runs."""
-    _PARTS.clear()
-    _THIS_CELL.clear()
-    _FORBIDDEN.clear()
-
-
-def asserted() -> bool:
-    """Grader only: whether the test cell that just ran checked anything."""
-    return any(p["asserts"] for p in _PARTS.values())
-
-
-def assert_count() -> int:
-    """Grader only: how many checks the test cell running now has made so far."""
-    return sum(p["asserts"] for p in _PARTS.values())
-
-
-def found_forbidden() -> list[str]:
-    """Grader only: what Check.forbidden found in the answer cells."""
-    return list(_FORBIDDEN)
 
 
 def count_parameters(module: Any) -> int:
@@ -328,15 +355,6 @@ def count_parameters(module: Any) -> int:
     return sum(int(np.prod(shape)) for name, shape in zip(names, shapes, strict=True) if name not in shared)
 
 
-_KERNEL_COPY: Callable[[Any], Any] | None = None
-
-
-def set_kernel_copier(copier: Callable[[Any], Any] | None) -> None:
-    """Grader only: how kernel_copy puts a module of the check's into the learner's kernel (None in a kernel)."""
-    global _KERNEL_COPY
-    _KERNEL_COPY = copier
-
-
 def kernel_copy(module: Any) -> Any:
     """A copy of a check's module for the learner's code to use, that the check may change afterwards.
 
@@ -344,20 +362,12 @@ def kernel_copy(module: Any) -> Any:
     so that what the learner's code kept of it (its Parameters, their storage) is what the
     check changes; in a notebook it is a deep copy.
     """
-    if _KERNEL_COPY is not None:
-        return _KERNEL_COPY(module)
+    hooks = _CONTEXT.get().hooks
+    if hooks is not None:
+        return hooks.kernel_copier(module)
     import copy
 
     return copy.deepcopy(module)
-
-
-_MEMORY_BUDGET: Callable[[Callable[[], Any], int], bool] | None = None
-
-
-def set_memory_budget(budget: Callable[[Callable[[], Any], int], bool] | None) -> None:
-    """Grader only: how fits_in_memory measures a call of the learner's code (None in a kernel)."""
-    global _MEMORY_BUDGET
-    _MEMORY_BUDGET = budget
 
 
 def fits_in_memory(fn: Callable[[], Any], budget: int, here: Callable[[Callable[[], Any]], int]) -> bool:
@@ -367,8 +377,9 @@ def fits_in_memory(fn: Callable[[], Any], budget: int, here: Callable[[Callable[
     (autograder.membudget: the kernel's memory cgroup, or its address-space limit); in a
     notebook `here(fn)` measures it (the peak bytes of the tensors fn creates).
     """
-    if _MEMORY_BUDGET is not None:
-        return _MEMORY_BUDGET(fn, budget)
+    hooks = _CONTEXT.get().hooks
+    if hooks is not None:
+        return hooks.memory_budget(fn, budget)
     return here(fn) <= budget
 
 
