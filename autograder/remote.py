@@ -10,7 +10,6 @@ are new local tensors. Gradients cross the boundary through an autograd bridge.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import inspect
 import io
 import json
@@ -49,38 +48,13 @@ def remote_exception(error: dict) -> BaseException:
         return RuntimeError(message)
 
 
-class KernelLink:
-    """One learner's kernel, reached in-band through the notebook client that ran their notebook.
+class CallClock:
+    """The time limits of one kernel's calls: each call's own, within the notebook's deadline."""
 
-    A request is a comm message on the shell channel (JSON + binary buffers); the reply is
-    a comm message of the servant's on iopub. While a call runs, the learner's code may call
-    a check's own objects back: it asks on the stdin channel (input_request) and is answered
-    there (input_reply). No file is read or written, so nothing the kernel plants in a
-    folder can reach the grader; every frame is bounded by ZeroMQ before it is decoded
-    (launchers.capped_context) and every reply by `wire` before it is used.
-    """
+    def __init__(self, call_seconds: float, deadline: float) -> None:
+        self.call_seconds, self.deadline, self.dead = call_seconds, deadline, ""
 
-    def __init__(self, client, call_seconds: float, deadline: float, limits: wire.WireLimits | None = None) -> None:
-        self.client, self.call_seconds, self.deadline = client, call_seconds, deadline
-        self.count, self.dead, self.mutations = 0, "", 0
-        self.callbacks: dict[int, Any] = {}  # the check's own objects the learner's code may call back
-        self.budget = wire.Budget(limits or wire.WireLimits())
-        self._serving = False
-        # set by the worker (autograder.membudget): runs one call under a memory budget the OS measures
-        self.memory_budget: Any = None
-
-    def start(self) -> None:
-        """Define the servant in the kernel (after the learner's notebook has run).
-
-        nbclient writes each executed cell back into its notebook: the grader's calls run
-        against a scratch notebook, so that none of them lands in the learner's graded one.
-        """
-        self.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
-        self._execute(servant_cell())
-        self.comm_id = uuid.uuid4().hex
-        self._send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
-
-    def _time_left(self) -> float:
+    def time_left(self) -> float:
         """Seconds one request may take (the call limit within the notebook's); raises once the link is dead."""
         if self.dead:
             raise RemoteError(self.dead)
@@ -90,30 +64,39 @@ class KernelLink:
             raise RemoteError(self.dead)
         return max(1.0, min(self.call_seconds, left))
 
-    def _execute(self, code: str) -> None:
-        """Run code in the kernel (the servant's definition): wait for its shell reply, discard its output."""
-        limit = self._time_left()
-        try:
-            self._wait_reply(self.client.kc.execute(code, store_history=False, allow_stdin=False), limit)
-        finally:
-            self._drain_output()
+    def fail(self, reason: str) -> RemoteError:
+        """The link is dead from now on, for this reason."""
+        self.dead = reason
+        return RemoteError(reason)
 
-    def _send(self, msg_type: str, content: dict, buffers: list[bytes] | None = None) -> str:
+
+class KernelChannels:
+    """Jupyter messaging with one kernel through the notebook client that ran the learner's notebook."""
+
+    def __init__(self, client, clock: CallClock) -> None:
+        self.client, self.clock = client, clock
+
+    def send(self, msg_type: str, content: dict, buffers: list[bytes] | None = None) -> str:
         """Send one message on the kernel's shell channel; its id."""
         kc = self.client.kc
         msg = kc.session.msg(msg_type, content)
         kc.session.send(kc.shell_channel.socket, msg, buffers=buffers or [])
         return msg["header"]["msg_id"]
 
-    def _fail(self, reason: str) -> RemoteError:
-        self.dead = reason
-        return RemoteError(reason)
+    def execute(self, code: str) -> None:
+        """Run code in the kernel (the servant's definition): wait for its shell reply, discard its output."""
+        limit = self.clock.time_left()
+        try:
+            self._wait_reply(self.client.kc.execute(code, store_history=False, allow_stdin=False), limit)
+        finally:
+            self.drain_output()
 
-    def _check_alive(self, end: float, limit: float) -> None:
+    def check_alive(self, end: float, limit: float) -> None:
+        """Raise (and mark the link dead) when the kernel died or the call ran past `end`."""
         if not run_sync(self.client.km.is_alive)():
-            raise self._fail("the kernel died while the grader called the learner's code")
+            raise self.clock.fail("the kernel died while the grader called the learner's code")
         if time.monotonic() >= end:
-            raise self._fail(f"the learner's code ran over the {limit:.0f} s limit of one call")
+            raise self.clock.fail(f"the learner's code ran over the {limit:.0f} s limit of one call")
 
     def _wait_reply(self, msg_id: str, limit: float) -> None:
         """The shell reply to `msg_id`, within `limit` seconds, noticing a dead kernel within a second."""
@@ -122,12 +105,12 @@ class KernelLink:
             try:
                 reply = run_sync(self.client.kc.get_shell_msg)(timeout=min(1.0, max(0.01, end - time.monotonic())))
             except queue.Empty:
-                self._check_alive(end, limit)
+                self.check_alive(end, limit)
                 continue
             if reply.get("parent_header", {}).get("msg_id") == msg_id:
                 return
 
-    def _drain_output(self) -> None:
+    def drain_output(self) -> None:
         """Drop what the kernel published while the grader called it (never shown, never kept)."""
         for _ in range(10_000):
             try:
@@ -135,7 +118,7 @@ class KernelLink:
             except queue.Empty:
                 return
 
-    def _ready(self, timeout: float) -> set[str]:
+    def ready(self, timeout: float) -> set[str]:
         """Which of iopub and stdin have a message waiting, within `timeout` seconds."""
         kc = self.client.kc
         sockets = {"iopub": kc.iopub_channel.socket, "stdin": kc.stdin_channel.socket}
@@ -149,35 +132,33 @@ class KernelLink:
 
         return run_sync(poll)()
 
-    def _wait_done(self, n: int, limit: float) -> tuple[dict, list]:
-        """The servant's reply to request n on iopub, answering its callbacks on stdin meanwhile."""
-        end = time.monotonic() + limit
-        kc = self.client.kc
-        while True:
-            ready = self._ready(min(1.0, max(0.001, end - time.monotonic())))
-            if not ready:
-                self._check_alive(end, limit)
-                continue
-            if "stdin" in ready:
-                with contextlib.suppress(queue.Empty):
-                    self._answer_callback(run_sync(kc.get_stdin_msg)(timeout=0))
-            if "iopub" in ready:
-                with contextlib.suppress(queue.Empty):
-                    msg = run_sync(kc.get_iopub_msg)(timeout=0)
-                    content = c if isinstance(c := msg.get("content"), dict) else {}
-                    data = d if isinstance(d := content.get("data"), dict) else {}
-                    if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
-                        if data.get("done") == n:
-                            return data, list(msg.get("buffers") or [])
-            if time.monotonic() >= end:
-                self._check_alive(end, limit)
+    def next_message(self, channel: str) -> dict | None:
+        """The message waiting on iopub or stdin, None if none is."""
+        get = self.client.kc.get_iopub_msg if channel == "iopub" else self.client.kc.get_stdin_msg
+        try:
+            return run_sync(get)(timeout=0)
+        except queue.Empty:
+            return None
 
-    def _answer_callback(self, msg: dict) -> None:
-        """Answer one call of the learner's code to a check's own object (an input_request on stdin)."""
+    def answer(self, reply: dict) -> None:
+        """The input_reply to the kernel's pending input_request."""
+        self.client.kc.input(json.dumps(reply))
+
+
+class CallbackDesk:
+    """The check's own objects the learner's code may call back (input_request on stdin), and their answers."""
+
+    def __init__(self, link: KernelLink) -> None:
+        self.link, self.budget = link, link.budget  # the learner's objects in a call's arguments are the link's
+        self.objects: dict[int, Any] = {}
+        self.serving = False
+
+    def answer(self, msg: dict) -> dict:
+        """The reply to one call of the learner's code to a check's object."""
         content = c if isinstance(c := msg.get("content"), dict) else {}
         prompt = content.get("prompt")
-        enc = Encoder(self.callbacks)
-        self._serving = True
+        enc = Encoder(self.objects)
+        self.serving = True
         try:
             if msg.get("msg_type") != "input_request" or not isinstance(prompt, str):
                 raise RemoteError("not a call to a check's object")
@@ -189,19 +170,18 @@ class KernelLink:
             if not isinstance(req, dict):
                 raise RemoteError("a malformed call")
             value = self._callback_value(req, wire.unpack_text(req.get("arrays"), self.budget))
-            reply = {"ok": True, "value": enc.encode(value), "arrays": wire.pack_text(enc.arrays)}
+            return {"ok": True, "value": enc.encode(value), "arrays": wire.pack_text(enc.arrays)}
         except Exception as exc:  # noqa: BLE001 - reported to the learner's code as an error
-            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
         finally:
-            self._serving = False
-        self.client.kc.input(json.dumps(reply))
+            self.serving = False
 
     def _callback_value(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """What a call to a check's object returns: only what that object offers (see `offered`)."""
-        target = self.callbacks.get(t) if type(t := req.get("target")) is int else None
+        target = self.objects.get(t) if type(t := req.get("target")) is int else None
         if target is None:
             raise RemoteError("the call names no object of the check's")
-        dec = Decoder(self, arrays, inside_callback=True)
+        dec = Decoder(self.link, arrays, inside_callback=True)
         if req.get("op") == "cb_getattr":
             name = str(req.get("name"))
             if not offered(target, name):
@@ -211,15 +191,76 @@ class KernelLink:
             return target(*dec.decode(req.get("args")), **dec.decode(req.get("kwargs")))
         raise RemoteError("an unknown call")
 
+
+class KernelLink:
+    """One learner's kernel, reached in-band through the notebook client that ran their notebook.
+
+    A request is a comm message on the shell channel (JSON + binary buffers); the reply is
+    a comm message of the servant's on iopub. While a call runs, the learner's code may call
+    a check's own objects back: it asks on the stdin channel (input_request) and is answered
+    there (input_reply). No file is read or written, so nothing the kernel plants in a
+    folder can reach the grader; every frame is bounded by ZeroMQ before it is decoded
+    (launchers.capped_context) and every reply by `wire` before it is used. It composes the
+    kernel's channels, the calls' clock and the desk that answers callbacks.
+    """
+
+    def __init__(self, client, call_seconds: float, deadline: float, limits: wire.WireLimits | None = None) -> None:
+        self.clock = CallClock(call_seconds, deadline)
+        self.channels = KernelChannels(client, self.clock)
+        self.budget = wire.Budget(limits or wire.WireLimits())
+        self.desk = CallbackDesk(self)
+        self.count, self.mutations = 0, 0
+        # set by the worker (autograder.membudget): runs one call under a memory budget the OS measures
+        self.memory_budget: Any = None
+
+    @property
+    def callbacks(self) -> dict[int, Any]:
+        """The check's own objects the learner's code may call back, by handle."""
+        return self.desk.objects
+
+    @property
+    def deadline(self) -> float:
+        return self.clock.deadline
+
+    def start(self) -> None:
+        """Define the servant in the kernel (after the learner's notebook has run).
+
+        nbclient writes each executed cell back into its notebook: the grader's calls run
+        against a scratch notebook, so that none of them lands in the learner's graded one.
+        """
+        self.channels.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+        self.channels.execute(servant_cell())
+        self.comm_id = uuid.uuid4().hex
+        self.channels.send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
+
+    def _wait_done(self, n: int, limit: float) -> tuple[dict, list]:
+        """The servant's reply to request n on iopub, answering its callbacks on stdin meanwhile."""
+        end = time.monotonic() + limit
+        while True:
+            ready = self.channels.ready(min(1.0, max(0.001, end - time.monotonic())))
+            if not ready:
+                self.channels.check_alive(end, limit)
+                continue
+            if "stdin" in ready and (call := self.channels.next_message("stdin")) is not None:
+                self.channels.answer(self.desk.answer(call))
+            if "iopub" in ready and (msg := self.channels.next_message("iopub")) is not None:
+                content = c if isinstance(c := msg.get("content"), dict) else {}
+                data = d if isinstance(d := content.get("data"), dict) else {}
+                if msg.get("msg_type") == "comm_msg" and content.get("comm_id") == self.comm_id:
+                    if data.get("done") == n:
+                        return data, list(msg.get("buffers") or [])
+            if time.monotonic() >= end:
+                self.channels.check_alive(end, limit)
+
     def request(self, req: dict, arrays: dict[str, np.ndarray]) -> Any:
         """Send one request; the decoded value, or the learner's exception raised here."""
-        if self._serving:
+        if self.desk.serving:
             raise RemoteError("a check's own object cannot call back into the learner's code")
         self.count += 1
         n = self.count
         meta, buffers = wire.pack(arrays)
-        limit = self._time_left()
-        self._send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "req": {**req, "id": n}, "arrays": meta}},
+        limit = self.clock.time_left()
+        self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "req": {**req, "id": n}, "arrays": meta}},
                    buffers)  # fmt: skip
         data, got = self._wait_done(n, limit)
         try:
