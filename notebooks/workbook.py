@@ -16,14 +16,14 @@ import os
 import random
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 try:  # torch is optional so that the grader can import this module cheaply
     import torch
 except ImportError:  # pragma: no cover
-    torch = None
+    torch = None  # type: ignore[assignment]  # optional: importing this needs no torch
 
 GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
 """True when the autograder runs the notebook: training cells use a small configuration."""
@@ -93,7 +93,7 @@ def _after_cell(result) -> None:
 
 def _watch_cells() -> None:
     try:
-        shell = get_ipython()  # noqa: F821 - defined inside IPython only
+        shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821 - defined inside IPython only
     except NameError:
         return
     if _after_cell not in shell.events.callbacks["post_run_cell"]:
@@ -135,11 +135,11 @@ def self_check(points: dict[str, float] | None = None, written: list[str] | tupl
     if points is None:
         print(render_table([(n, p["status"], p["message"], None) for n, p in _PARTS.items()]))
         return
-    rows = []
+    rows: list[tuple[str, str, str, float | None]] = []
     for name, value in points.items():
         part = _PARTS.get(name, {"status": "not run", "message": ""})
         status = "written" if name in written else part["status"]
-        rows.append((name, status, part["message"], float(value)))
+        rows.append((name, str(status), str(part["message"]), float(value)))
     print(render_table(rows))
 
 
@@ -162,7 +162,7 @@ class Check:
         except (TypeError, ValueError, RuntimeError):
             return None
 
-    def _fail(self, key: str, message: str) -> None:
+    def _fail(self, key: str, message: str) -> NoReturn:
         text = f"[{self.name}/{key}] {message}"
         _PARTS[self.name].update(status="failed", message=text)
         raise CheckFailure(text)
