@@ -172,20 +172,21 @@ def carry_decisions(folders: list[Path], out: Path) -> None:
         first = next((f / name for f in folders if (f / name).is_file()), None)
         if first is not None:
             shutil.copyfile(first, out / name)
-    given: dict[str, list] = {"overrides": [], "dropped": []}
+    given = overrides.Store(out)  # the overrides file's own reader and writer
     aside: list = []
     times: dict = {}
     for folder in folders:
-        held = _json(folder / overrides.FILE, {})
-        given["overrides"] += held.get("overrides", [])
-        given["dropped"] += held.get("dropped", [])
+        try:
+            held = overrides.Store(folder)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise MergeError(f"{folder / overrides.FILE} cannot be read ({exc}): mend or remove it") from exc
+        given.current.update(held.current)
+        given.history += held.history
+        given.changed |= bool(held.current or held.history)
         aside += _json(folder / handgrades.FILE, {}).get("set_aside", [])
         times.update(_json(folder / late.TIMES_FILE, {}))
-    for name, value, kept in (
-        (overrides.FILE, given, given["overrides"] or given["dropped"]),
-        (handgrades.FILE, {"set_aside": aside}, aside),
-        (late.TIMES_FILE, times, times),
-    ):
+    given.save()
+    for name, value, kept in ((handgrades.FILE, {"set_aside": aside}, aside), (late.TIMES_FILE, times, times)):
         if kept:
             write_json_atomic(out / name, value)
 

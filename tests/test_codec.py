@@ -215,3 +215,16 @@ def test_the_grade_commands_own_process_imports_no_torch():
     code = f"import sys\nfrom autograder import {modules}\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'torch')[:3])"
     out = subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_call_back_with_too_many_values_is_refused_before_its_json_is_parsed():
+    """Red team (json_amplification): a call's JSON parses into ~16x its bytes in the worker, so its
+    objects are counted first; within the byte limit, 30,000 of them are refused, unparsed."""
+    from autograder import remote
+
+    link = remote.KernelLink(None, 1.0, float("inf"))
+    bloated = "[" + "{}," * 30_000 + "{}]"
+    assert len(bloated) < link.budget.limits.callback_bytes
+    reply = link.desk.answer({"msg_type": "input_request", "content": {"prompt": bloated}})
+    assert reply["ok"] is False and "more values" in reply["error"], reply
+    assert not link.desk.serving
