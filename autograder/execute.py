@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import nbformat
 from jupyter_core.utils import run_sync
@@ -14,6 +17,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from autograder.limits import Limits
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -98,55 +103,102 @@ class CappedClient(NotebookClient):
         return self.__dict__.setdefault("_wb_truncated", {})
 
 
-def execute(
-    nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None, after=None
-) -> ExecutionReport:
-    """Run every code cell of `nb` in place; a death or hang stops execution there.
+class KernelSession:
+    """One notebook's fresh kernel, as a context manager (nbclient's `setup_kernel` is the model).
 
-    `after(client, deadline)`, if given, runs once the cells are done and the kernel still
-    lives (the trusted checks); `deadline` is the notebook's time limit (time.monotonic()).
+    Entering starts the kernel; `run_cells()` runs the notebook's code cells in place (a death
+    or hang stops execution there); `run_after(checks)` runs the trusted checks against the
+    kernel and returns what they return; leaving shuts the kernel down. A kernel that dies or
+    does not start is no exception to the caller: it is recorded in `report` (final on exit).
+
+        with KernelSession(nb, workdir, env, limits, manager) as session:
+            session.run_cells()
+            checked = session.run_after(checks)
+        report = session.report
     """
-    report, t0 = ExecutionReport(), time.perf_counter()
-    kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
-    client = CappedClient(
-        nb,
-        timeout=limits.cell_seconds,
-        allow_errors=True,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(workdir)}},
-        interrupt_on_timeout=False,
-        record_timing=False,
-        shutdown_kernel="immediate",
-        **kwargs,
-    )
-    client.extra_arguments = []
-    client.output_limit = limits.output_bytes
-    start = time.perf_counter()
-    try:
+
+    def __init__(self, nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None) -> None:
+        self.nb, self.limits, self.report = nb, limits, ExecutionReport()
+        self.started = False  # the kernel started (it may have died since)
+        self._env, self._cwd, self._kernel = env, str(workdir), contextlib.ExitStack()
+        self._t0 = time.perf_counter()
+        kwargs = {"kernel_manager_class": kernel_manager_class} if kernel_manager_class else {}
+        self.client = CappedClient(
+            nb,
+            timeout=limits.cell_seconds,
+            allow_errors=True,
+            kernel_name="python3",
+            resources={"metadata": {"path": self._cwd}},
+            interrupt_on_timeout=False,
+            record_timing=False,
+            shutdown_kernel="immediate",
+            **kwargs,
+        )
+        self.client.extra_arguments = []
+        self.client.output_limit = limits.output_bytes
+
+    def __enter__(self) -> KernelSession:
+        self._t0 = start = time.perf_counter()
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        with client.setup_kernel(env=env, cwd=str(workdir), **quiet):
-            report.phases["kernel_start"] = time.perf_counter() - start
-            _run_cells(client, nb, limits, report, t0)
-            if after is not None:
-                _after_cells(client, report, limits, t0, after)
-    except DeadKernelError:
-        _stop(nb, report, report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
-    except RuntimeError as exc:  # kernel failed to start
-        _stop(nb, report, 0, "KernelStartFailed", f"the kernel did not start: {exc}")
-    report.seconds = time.perf_counter() - t0
-    return report
+        try:
+            self._kernel.enter_context(self.client.setup_kernel(env=self._env, cwd=self._cwd, **quiet))
+        except RuntimeError as exc:  # a kernel that did not start (or died starting)
+            self._lost(exc)
+        else:
+            self.started = True
+            self.report.phases["kernel_start"] = time.perf_counter() - start
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        try:
+            if self._kernel.__exit__(exc_type, exc, tb):
+                exc = None
+        except RuntimeError as raised:  # the kernel died as it was shut down
+            exc = raised
+        if isinstance(exc, RuntimeError):  # DeadKernelError included: recorded, not raised
+            self._lost(exc)
+        self.report.seconds = time.perf_counter() - self._t0
+        return exc is None or isinstance(exc, RuntimeError)
+
+    def _lost(self, exc: RuntimeError) -> None:
+        if isinstance(exc, DeadKernelError):
+            _stop(self.nb, self.report, self.report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
+        else:
+            _stop(self.nb, self.report, 0, "KernelStartFailed", f"the kernel did not start: {exc}")
+
+    def run_cells(self) -> ExecutionReport:
+        """Run every code cell in place (none when the kernel did not start); the report so far."""
+        if self.started:
+            _run_cells(self.client, self.nb, self.limits, self.report, self._t0)
+        return self.report
+
+    def run_after(self, checks: Callable[[NotebookClient, float], T]) -> T | None:
+        """`checks(client, deadline)` on the live kernel, after the cells; None when it did not start.
+
+        A kernel stopped by a time limit is interrupted first, so that what the learner did
+        define can still be checked; `deadline` is the notebook's time limit (time.monotonic()).
+        """
+        if not self.started:
+            return None
+        if self.report.stopped_at is not None:
+            manager: Any = self.client.km  # set while the session is entered
+            try:  # a hung cell: interrupt it
+                run_sync(manager.interrupt_kernel)()
+            except Exception:  # noqa: BLE001 - then every check reports that the kernel did not answer
+                pass
+        limits, begun = self.limits, time.perf_counter()
+        left = limits.notebook_seconds - (begun - self._t0)
+        try:
+            return checks(self.client, time.monotonic() + max(limits.cell_seconds, left))
+        finally:
+            self.report.phases["checks"] = time.perf_counter() - begun
 
 
-def _after_cells(client, report: ExecutionReport, limits: Limits, t0: float, after) -> None:
-    """Run `after` on the live kernel; a kernel stopped by a time limit is interrupted first."""
-    if report.stopped_at is not None:
-        try:  # a hung cell: interrupt it, so that what the learner did define can still be checked
-            run_sync(client.km.interrupt_kernel)()
-        except Exception:  # noqa: BLE001 - then every check reports that the kernel did not answer
-            pass
-    checks = time.perf_counter()
-    after(client, time.monotonic() + max(limits.cell_seconds, limits.notebook_seconds - (time.perf_counter() - t0)))
-    report.phases["checks"] = time.perf_counter() - checks
+def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manager_class=None) -> ExecutionReport:
+    """Run every code cell of `nb` in place in a fresh kernel (no checks after); what happened."""
+    with KernelSession(nb, workdir, env, limits, kernel_manager_class) as session:
+        session.run_cells()
+    return session.report
 
 
 def not_started(nb, reason: str) -> ExecutionReport:
@@ -168,14 +220,14 @@ def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -
         if cell.cell_type != "code":
             continue
         if time.perf_counter() - t0 > limits.notebook_seconds:
-            return _stop(
-                nb, report, index, "NotebookTimeout", f"the notebook ran over its {limits.notebook_seconds} s limit"
-            )
+            reason = f"the notebook ran over its {limits.notebook_seconds} s limit"
+            return _stop(nb, report, index, "NotebookTimeout", reason)
         cell_start = time.perf_counter()
         try:
             client.execute_cell(cell, index)
         except CellTimeoutError:
-            return _stop(nb, report, index, "CellTimeout", f"a cell ran over its {limits.cell_seconds} s limit")
+            reason = f"a cell ran over its {limits.cell_seconds} s limit"
+            return _stop(nb, report, index, "CellTimeout", reason)
         except DeadKernelError:
             return _stop(nb, report, index, "KernelDied", "the kernel died (exit, crash or memory limit)")
         finally:

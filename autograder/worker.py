@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import nbformat
 
 from autograder import answers, launchers, membudget, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
-from autograder.execute import execute, not_started
+from autograder.execute import ExecutionReport, KernelSession, not_started
 from autograder.feedback import make_inert, strip_hidden
 from autograder.harness import Harness, helpers_of_tests
 from autograder.job import Job
@@ -23,6 +25,7 @@ from autograder.results import AUTHORING, NotebookResult, TrustedVerdict
 from autograder.selfcheck import kernel_message
 
 HOST_FAILURE = "the kernel did not start"
+T = TypeVar("T")
 
 
 def in_kernel_verdicts(nb) -> dict[str, tuple[bool, str]]:
@@ -69,18 +72,18 @@ class Checked:
     authoring: list[str] = field(default_factory=list)
 
 
-def _trusted_checks(job: Job, source, answer_sources: dict, export: Path, checked: Checked):
+def _trusted_checks(job: Job, source, answer_sources: dict) -> Callable[[Any, float], Checked]:
     """The step run after the notebook, while its kernel lives: every test cell, judged here."""
 
-    def run(client, deadline: float) -> None:
+    def run(client, deadline: float) -> Checked:
         link = KernelLink(client, job.limits.cell_seconds, deadline)
         link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
         learner = (job.seed_id or job.student_id, job.notebook)
         harness = Harness(source, answer_sources, link, job.secret, learner)
-        checked.verdicts.update(harness.run())
-        checked.authoring.extend(harness.authoring)
+        verdicts = harness.run()
+        return Checked(verdicts, list(harness.authoring))
 
     return run
 
@@ -92,20 +95,24 @@ def authoring_error(result: NotebookResult, problems: list[str]) -> None:
     result.errors.append(f"{AUTHORING}: " + "; ".join(problems[:5]) + " (fix the source notebook, then grade again)")
 
 
-def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
-    """Execute the notebook in the job's sandbox mode, then `after(client)`."""
+def _run_sandboxed(
+    job: Job, nb, work: Path, export: Path, uid: int, checks: Callable[[Any, float], T]
+) -> tuple[ExecutionReport, T | None]:
+    """Execute the notebook in the job's sandbox mode, then `checks(client, deadline)`: what they return."""
     try:
         manager = launchers.manager_class(job.launch, work, export, job.limits, uid)
     except OSError as exc:  # the host's doing (a uid it does not map, a full disk): retried, never scored
-        return not_started(nb, f"{HOST_FAILURE}: its sandbox could not be set up here ({exc!r})")
-    memory_hit = False
+        return not_started(nb, f"{HOST_FAILURE}: its sandbox could not be set up here ({exc!r})"), None
+    memory_hit, found = False, None
     watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:
-        with watch:
-            report = execute(nb, work, kernel_env(), job.limits, kernel_manager_class=manager, after=after)
+        with watch, KernelSession(nb, work, kernel_env(), job.limits, manager) as session:
+            session.run_cells()
+            found = session.run_after(checks)
     finally:
         if manager is not None:
             memory_hit = manager.release()
+    report = session.report
     if memory_hit and report.stopped_at is not None:
         report.reason = f"the kernel was killed: it went over the {job.limits.memory_bytes / 2**30:g} GiB memory limit"
     if watch.exceeded:
@@ -113,7 +120,7 @@ def _run_sandboxed(job: Job, nb, work: Path, export: Path, uid: int, after):
             f"the kernel was killed: its files went over the {job.limits.disk_bytes / 2**30:g} GiB disk limit"
         )
         report.stopped_at = report.stopped_at if report.stopped_at is not None else len(nb.cells)
-    return report
+    return report, found
 
 
 def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
@@ -126,14 +133,13 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     nb = kernel_notebook(nb, source)
     answer_sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     work, export = _prepare_workdir(job)
-    checked = Checked()
-    report = _run_sandboxed(job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, checked))
+    checks = _trusted_checks(job, source, answer_sources)
+    report, checked = _run_sandboxed(job, nb, work, export, uid, checks)
     if report.reason.startswith(HOST_FAILURE):  # not the learner's doing: once more, then "retry next run"
-        nb, checked = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source), Checked()
+        nb = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source)
         work, export = _prepare_workdir(job)
-        report = _run_sandboxed(
-            job, nb, work, export, uid, _trusted_checks(job, source, answer_sources, export, checked)
-        )
+        report, checked = _run_sandboxed(job, nb, work, export, uid, checks)
+    checked = checked or Checked()  # a kernel that never started: no check ran
     if report.reason.startswith(HOST_FAILURE):
         result.status = "error"
         result.errors.append(f"host: {report.reason} (it will be graded again by the next run)")

@@ -31,15 +31,17 @@ def keys(count: int, label: str = "stability") -> list[bytes]:
     return [hashlib.sha256(f"{label}-{i}".encode()).digest() for i in range(count)]
 
 
-def _judge_all(job: Job, source, answer_sources: dict, keyring: list[bytes], verdicts: list[dict]):
-    def run(client, deadline: float) -> None:
+def _judge_all(job: Job, source, answer_sources: dict, keyring: list[bytes]):
+    def run(client, deadline: float) -> list[dict]:
         link = KernelLink(client, job.limits.cell_seconds, deadline)
         link.memory_budget = membudget.for_kernel(client.km)
         with contextlib.suppress(RemoteError):
             link.start()
-        for key, found in zip(keyring, verdicts, strict=True):
+        verdicts = []
+        for key in keyring:
             link.deadline = time.monotonic() + job.limits.notebook_seconds  # each key's checks: a notebook's time
-            found.update(Harness(source, answer_sources, link, key, (job.student_id, job.notebook)).run())
+            verdicts.append(Harness(source, answer_sources, link, key, (job.student_id, job.notebook)).run())
+        return verdicts
 
     return run
 
@@ -52,14 +54,13 @@ def grade_under_keys(job: Job, keyring: list[bytes], uid: int) -> list[NotebookR
     nb = kernel_notebook(nb, source)
     answer_sources = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
     work, export = _prepare_workdir(job)
-    verdicts: list[dict] = [{} for _ in keyring]
     try:
-        report = _run_sandboxed(job, nb, work, export, uid, _judge_all(job, source, answer_sources, keyring, verdicts))
+        report, judged = _run_sandboxed(job, nb, work, export, uid, _judge_all(job, source, answer_sources, keyring))
     finally:
         for folder in (work, export):
             sandbox.remove_tree(folder)
     results = []
-    for found in verdicts:
+    for found in judged or [{} for _ in keyring]:  # a kernel that never started: no check ran
         result = NotebookResult(job.student_id, job.notebook, "graded", flags=list(flags))
         if report.stopped_at is not None:
             result.errors.append(report.reason)

@@ -15,7 +15,7 @@ from support import make_submission
 
 from autograder import answers, forbidden, membudget, paths
 from autograder.coursekey import derive_seed
-from autograder.execute import execute
+from autograder.execute import KernelSession
 from autograder.feedback import strip_hidden
 from autograder.harness import (
     Harness,
@@ -158,9 +158,9 @@ def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]
     tests = [answers.grade_id(c) for c in source.cells if answers.is_test(c)]
     work.mkdir(parents=True)
     (work / "workbook.py").write_bytes(paths.WORKBOOK.read_bytes())
-    outcomes: dict[str, dict] = {}
 
-    def run_variants(client, deadline):
+    def run_variants(client, deadline) -> dict[str, dict]:
+        outcomes: dict[str, dict] = {}
         link = KernelLink(client, 120, deadline + 600)
         link.memory_budget = membudget.for_kernel(client.km)  # as the worker gives it (the unsafe mode's own kernel)
         link.start()
@@ -176,8 +176,12 @@ def _variant_outcomes(name: str, work: Path) -> tuple[list[str], dict[str, dict]
                 elif answers.grade_id(cell) in before:
                     cell.source = _definitions_only(cell.source)
             outcomes[test] = Harness(variant, sources, link, secret).run()
+        return outcomes
 
-    execute(nb, work, kernel_env(), Limits(cell_seconds=300, notebook_seconds=900), after=run_variants)
+    with KernelSession(nb, work, kernel_env(), Limits(cell_seconds=300, notebook_seconds=900)) as session:
+        session.run_cells()
+        outcomes = session.run_after(run_variants)
+    assert outcomes is not None, session.report.reason
     return tests, outcomes
 
 
