@@ -23,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     how = launchers.choose(trusted=True)  # the sample submissions are the project's own
     print(f"sandbox: {how.mode}" + ("" if how.sandboxed else " (none runs here; the samples are trusted code)"))
     opts = grade.Options(
-        paths.DATA / "submissions",
-        args.out.resolve(),
+        submissions=paths.DATA / "submissions",
+        out=args.out.resolve(),
         jobs=args.jobs or grade.default_jobs(),
         sandbox=how,
         limits=Limits(),

@@ -8,6 +8,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,13 +22,32 @@ from autograder.limits import Limits
 T = TypeVar("T")
 
 
-@dataclass
+class StopKind(Enum):
+    """Why a notebook's run stopped before its end (NONE: it did not)."""
+
+    NONE = "none"
+    SANDBOX_FAILED = "sandbox failed"  # the host could not set up the kernel's sandbox
+    START_FAILED = "start failed"  # the kernel did not start
+    DIED = "died"  # the kernel exited or crashed
+    CELL_TIMEOUT = "cell time limit"
+    NOTEBOOK_TIMEOUT = "notebook time limit"
+    MEMORY = "memory limit"  # killed: it went over its memory limit
+    DISK = "disk limit"  # killed: its files went over their disk limit
+
+    @property
+    def host_failure(self) -> bool:
+        """Not the learner's doing: the job is run once more, then left for the next run."""
+        return self in (StopKind.SANDBOX_FAILED, StopKind.START_FAILED)
+
+
+@dataclass(kw_only=True)
 class ExecutionReport:
     """What happened while running a notebook."""
 
     seconds: float = 0.0
     stopped_at: int | None = None  # index of the cell where execution stopped, if it did
-    reason: str = ""
+    kind: StopKind = StopKind.NONE  # why it stopped
+    reason: str = ""  # the same, in words (for the learner)
     phases: dict[str, float] = field(default_factory=dict)
 
 
@@ -162,9 +182,9 @@ class KernelSession:
 
     def _lost(self, exc: RuntimeError) -> None:
         if isinstance(exc, DeadKernelError):
-            _stop(self.nb, self.report, self.report.stopped_at or 0, "KernelDied", "the kernel died (exit or crash)")
+            _stop(self.nb, self.report, self.report.stopped_at or 0, StopKind.DIED, "the kernel died (exit or crash)")
         else:
-            _stop(self.nb, self.report, 0, "KernelStartFailed", f"the kernel did not start: {exc}")
+            _stop(self.nb, self.report, 0, StopKind.START_FAILED, f"the kernel did not start: {exc}")
 
     def run_cells(self) -> ExecutionReport:
         """Run every code cell in place (none when the kernel did not start); the report so far."""
@@ -201,18 +221,28 @@ def execute(nb, workdir: Path, env: dict[str, str], limits: Limits, kernel_manag
     return session.report
 
 
-def not_started(nb, reason: str) -> ExecutionReport:
+def not_started(nb, kind: StopKind, reason: str) -> ExecutionReport:
     """The report of a notebook whose kernel never started (`reason`): every code cell marked."""
     report = ExecutionReport()
-    _stop(nb, report, 0, "KernelStartFailed", reason)
+    _stop(nb, report, 0, kind, reason)
     return report
 
 
-def _stop(nb, report: ExecutionReport, index: int, ename: str, reason: str) -> None:
+_ENAMES = {  # the error each kind of stop writes into the cells it left unrun
+    StopKind.SANDBOX_FAILED: "KernelStartFailed",
+    StopKind.START_FAILED: "KernelStartFailed",
+    StopKind.DIED: "KernelDied",
+    StopKind.CELL_TIMEOUT: "CellTimeout",
+    StopKind.NOTEBOOK_TIMEOUT: "NotebookTimeout",
+}
+
+
+def _stop(nb, report: ExecutionReport, index: int, kind: StopKind, reason: str) -> None:
     if report.stopped_at is None or report.stopped_at > index:
         report.stopped_at = index
-    report.reason = report.reason or reason
-    _mark_rest(nb, report.stopped_at, ename, f"{reason}; this and later cells were not run")
+    if not report.reason:  # the first stop is the one reported
+        report.kind, report.reason = kind, reason
+    _mark_rest(nb, report.stopped_at, _ENAMES[kind], f"{reason}; this and later cells were not run")
 
 
 def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -> None:
@@ -221,15 +251,15 @@ def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -
             continue
         if time.perf_counter() - t0 > limits.notebook_seconds:
             reason = f"the notebook ran over its {limits.notebook_seconds} s limit"
-            return _stop(nb, report, index, "NotebookTimeout", reason)
+            return _stop(nb, report, index, StopKind.NOTEBOOK_TIMEOUT, reason)
         cell_start = time.perf_counter()
         try:
             client.execute_cell(cell, index)
         except CellTimeoutError:
             reason = f"a cell ran over its {limits.cell_seconds} s limit"
-            return _stop(nb, report, index, "CellTimeout", reason)
+            return _stop(nb, report, index, StopKind.CELL_TIMEOUT, reason)
         except DeadKernelError:
-            return _stop(nb, report, index, "KernelDied", "the kernel died (exit, crash or memory limit)")
+            return _stop(nb, report, index, StopKind.DIED, "the kernel died (exit, crash or memory limit)")
         finally:
             _cap_outputs(cell, limits.output_bytes)
             key = "tests" if cell.get("metadata", {}).get("nbgrader", {}).get("grade") else "cells"

@@ -15,14 +15,14 @@ one there is no LMS id to match.
 from __future__ import annotations
 
 from autograder.report import csv_text
-from autograder.results import NotebookResult
+from autograder.results import NotebookResult, Status
 from autograder.roster import Roster
 
 
 def _scores(results: list[NotebookResult], notebooks: list[str]) -> dict[str, dict[str, float]]:
     scores: dict[str, dict[str, float]] = {}
     for r in results:
-        if r.status == "graded" and r.notebook in notebooks:
+        if r.status == Status.GRADED and r.notebook in notebooks:
             scores.setdefault(r.student_id, {})[r.notebook] = r.score
     return scores
 

@@ -17,7 +17,7 @@ import nbformat
 from autograder import answers
 from autograder.course import Course
 from autograder.mathml import render_math
-from autograder.results import NotebookResult, clean_text
+from autograder.results import NotebookResult, Outcome, clean_text
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.S | re.M)
 
@@ -28,7 +28,7 @@ def strip_hidden(source: str) -> str:
 
 
 def _verdict_output(test) -> nbformat.NotebookNode:
-    mark = "✓ passed" if test.status == "passed" else "✗ failed"
+    mark = "✓ passed" if test.status == Outcome.PASSED else "✗ failed"
     if test.overridden:
         mark = f"✎ score set by your instructor (the checks: {mark})"
     text = f"{mark} ({test.score:g}/{test.max_score:g} points)"
@@ -53,7 +53,9 @@ def summary_cell(result: NotebookResult) -> nbformat.NotebookNode:
     """A markdown table: every test with its points, pass/fail and message; then flags."""
     rows = ["| test | points | result | checks | message |", "|---|---|---|---|---|"]
     for t in result.tests:
-        mark = {"passed": "✓", "failed": "✗"}.get(t.status, md_text(t.status))  # written: by hand, or pending
+        mark = {Outcome.PASSED: "✓", Outcome.FAILED: "✗"}.get(
+            t.status, md_text(t.status)
+        )  # written: by hand, or pending
         mark += " ✎ overridden" if t.overridden else ""
         message = md_text(t.message.replace("\n", " ")[:400])
         name = f"`{t.name}`{' (hidden)' if t.hidden else ''}"

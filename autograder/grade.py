@@ -48,7 +48,7 @@ from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course, sources_digest
 from autograder.limits import Limits
 from autograder.report import histogram, summary, table, write_reports
-from autograder.results import NotebookResult, Problem, problems
+from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 ENGINE_VERSION = "3"  # 2: checks run in the grader, against the kernel; 3: inputs from the course key
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Options:
     """What a grading run was asked to do."""
 
@@ -115,15 +115,15 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
             continue  # unchanged submission, same sources and engine: keep its grade (a host failure is retried)
         todo.append(
             Job(
-                item.student_id,
-                item.notebook,
-                dict(item.nb),
-                item.content_hash,
-                paths.source_notebook(item.notebook),
-                gradebook.release_path(course, item.notebook),
-                secret,
-                opts.work_dir,
-                opts.limits,
+                student_id=item.student_id,
+                notebook=item.notebook,
+                submitted=dict(item.nb),
+                content_hash=item.content_hash,
+                source_path=paths.source_notebook(item.notebook),
+                release_path=gradebook.release_path(course, item.notebook),
+                secret=secret,
+                work_root=opts.work_dir,
+                limits=opts.limits,
                 seed_id=opts.seed_id,
             )
         )
@@ -156,15 +156,21 @@ def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
         raise
     except BaseException as exc:  # noqa: BLE001 - one submission must not stop the batch (SystemExit included)
         where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")
-        return _error_row(job, f"grader error: {exc!r} at {where}"), None
+        return _error_row(job, f"{Problem.GRADER}: {exc!r} at {where}"), None
 
 
 def _error_row(job: Job, reason: str) -> NotebookResult:
     """A job the grader could not finish: its row, saved with its content hash (re-run when it changes)."""
-    return NotebookResult(job.student_id, job.notebook, "error", errors=[reason[:1500]], content_hash=job.content_hash)
+    return NotebookResult(
+        student_id=job.student_id,
+        notebook=job.notebook,
+        status=Status.ERROR,
+        errors=[reason[:1500]],
+        content_hash=job.content_hash,
+    )
 
 
-WORKER_DIED = "grader error: the grader's worker process for this notebook died (out of memory or killed)"
+WORKER_DIED = f"{Problem.GRADER}: the grader's worker process for this notebook died (out of memory or killed)"
 
 
 def _workers_context() -> multiprocessing.context.BaseContext:
@@ -231,7 +237,7 @@ class Recorder:
 
     def record(self, result: NotebookResult, digest: str, executed=None) -> None:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
-        if result.status != "graded":
+        if result.status != Status.GRADED:
             return
         from autograder import gradebook, handgrades
 
@@ -273,8 +279,8 @@ def _record_or_error(recorder: Recorder, result: NotebookResult, digest: str, ex
     except Exception as exc:  # noqa: BLE001 - one submission nbgrader cannot handle must not stop the batch
         if interrupt.REQUESTED.is_set():  # Ctrl-C inside nbgrader: left unrecorded, the next run records it
             raise KeyboardInterrupt from exc
-        result.status = "error"
-        result.errors.append(f"grader error while recording the grade and feedback: {exc!r}"[:500])
+        result.status = Status.ERROR
+        result.errors.append(f"{Problem.GRADER} while recording the grade and feedback: {exc!r}"[:500])
         recorder.folder.save(result, digest)
 
 
@@ -322,7 +328,7 @@ def finish(
     `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
     for state in list(folder.states().values()):
-        if state.result.status == "graded" and not state.recorded:
+        if state.result.status == Status.GRADED and not state.recorded:
             _record_or_error(recorder, copy.deepcopy(state.result), state.digest)
     from autograder import gradebook
 
@@ -331,7 +337,7 @@ def finish(
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     overrides.tell(overrides.apply(out, recorder.course, results))  # tests' scores an instructor set
     late.apply(out, results)  # due dates and penalties, last: they apply to the final score
-    for result in (r for r in results if r.key in touched and r.status == "graded"):
+    for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
     write_reports(out, results)
     histogram(results, folder.path(results_folder.SCORES))
@@ -371,7 +377,9 @@ def prepare(folder: ResultsFolder, needed: list[str], cell_seconds: int | None =
     names = paths.notebook_names()
     digest = f"{sources_digest(names)}-{ENGINE_VERSION}"
     course = Course(folder.course_dir, cell_timeout=cell_seconds or Limits().cell_seconds)
-    unrecorded = {s.result.notebook for s in folder.states().values() if s.result.status == "graded" and not s.recorded}
+    unrecorded = {
+        s.result.notebook for s in folder.states().values() if s.result.status == Status.GRADED and not s.recorded
+    }
     gradebook.prepare(course, sorted((set(needed) | unrecorded) & set(names)))
     return course, digest
 
@@ -469,8 +477,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     opts = Options(
-        args.submissions.resolve(),
-        args.out.resolve(),
+        submissions=args.submissions.resolve(),
+        out=args.out.resolve(),
         jobs=max(1, args.jobs),
         sandbox=how,
         limits=limits,

@@ -28,7 +28,7 @@ import zipfile
 from pathlib import Path
 
 from autograder import coursekey, grade, launchers, paths
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import NotebookResult, Status, write_json_atomic
 
 SETTINGS_FILE = "gradescope.json"  # in the zip: the course's choices (hidden_outcomes)
 HIDDEN_OUTCOMES = ("after_published", "visible")  # when learners see what hidden checks found
@@ -152,7 +152,7 @@ def to_gradescope(results: list[NotebookResult], hidden_outcomes: str = "after_p
     """Gradescope's results.json: total score, one entry per test, hidden outcomes as the course chose."""
     tests, output = [], []
     for result in sorted(results, key=lambda r: r.notebook):
-        if result.status != "graded":
+        if result.status != Status.GRADED:
             output.append(f"{result.notebook}: not graded: {'; '.join(result.errors)}")
             tests.append(_entry(result.notebook, 0.0, result.max_score, "; ".join(result.errors), "visible", "failed"))
             continue
@@ -210,7 +210,9 @@ def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
     # one kernel at a time unless told (AUTOGRADER_JOBS): os.cpu_count() sees the host's cores, not the container's share
     jobs = max(1, int(os.environ.get("AUTOGRADER_JOBS", "1")))
-    opts = grade.Options(root / "work" / "submissions", root / "work" / "results", jobs=jobs, quiet=True)
+    opts = grade.Options(
+        submissions=root / "work" / "submissions", out=root / "work" / "results", jobs=jobs, quiet=True
+    )
     opts.key_file, opts.seed_id = _key_file(root), learner_id(root)
     if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
         grade.prepare(opts.folder, paths.notebook_names(), opts.limits.cell_seconds)

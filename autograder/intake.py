@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import nbformat
 
 from autograder import lms
-from autograder.results import NotebookResult
+from autograder.results import NotebookResult, Status
 
 if TYPE_CHECKING:
     from autograder.roster import Roster
@@ -47,7 +47,7 @@ LABELS = (WHOLE, ZIP, UNEXPECTED)
 INSTRUCTOR_FILES = ("timestamps.csv",)  # beside the submissions, not one (autograder.late)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Submission:
     """One learner notebook to grade."""
 
@@ -64,7 +64,7 @@ class Submission:
         return f"{self.student_id}/{self.notebook}"
 
 
-def rejected(student_id: str, notebook: str, reason: str, status: str = "rejected") -> NotebookResult:
+def rejected(student_id: str, notebook: str, reason: str, status: Status = Status.REJECTED) -> NotebookResult:
     """A row for input that could not be graded, with the reason."""
     return NotebookResult(student_id=student_id, notebook=notebook, status=status, errors=[reason])
 
@@ -211,7 +211,15 @@ def _from_bytes(student: str, notebook: str, where: str, data: bytes, cat: _Cata
             )
         )
         return
-    out.append(Submission(student, notebook, nb, hashlib.sha256(data).hexdigest()[:16], where))
+    out.append(
+        Submission(
+            student_id=student,
+            notebook=notebook,
+            nb=nb,
+            content_hash=hashlib.sha256(data).hexdigest()[:16],
+            source=where,
+        )
+    )
 
 
 def _read_regular(path: Path, size: int, where: str) -> bytes:
@@ -422,7 +430,7 @@ def collect(
         except Exception as exc:  # noqa: BLE001 - the last resort: one entry never stops the batch
             student = entry.name[:-4] if entry.name.lower().endswith(".zip") else entry.name
             reason = f"{show(entry.name)}: the grader could not read this submission ({type(exc).__name__}: {str(exc)[:200]})"
-            out.append(rejected(student if valid_id(student) else row_id(entry.name), WHOLE, reason, "error"))
+            out.append(rejected(student if valid_id(student) else row_id(entry.name), WHOLE, reason, Status.ERROR))
     return _settle(out)
 
 
@@ -445,7 +453,9 @@ def _lms_entries(entries: list[Path], cat: _Catalog, roster: Roster | None, out:
         except Exception as exc:  # noqa: BLE001 - one entry never stops the batch
             where = show(item.path.name)
             out.append(
-                rejected(row_id(item.path.name), WHOLE, f"{where}: could not be read ({type(exc).__name__})", "error")
+                rejected(
+                    row_id(item.path.name), WHOLE, f"{where}: could not be read ({type(exc).__name__})", Status.ERROR
+                )
             )
     return plain
 
@@ -500,19 +510,23 @@ def _settle(items: list) -> list:
             ]
             reasons += [f"also handed in: {e}" for r in rows for e in r.errors]
             if reasons:
-                error = any(r.status == "error" for r in rows)
-                out.append(_merged(student, f"{notebook}{DUPLICATE}", reasons, "error" if error else "rejected"))
+                error = any(r.status == Status.ERROR for r in rows)
+                out.append(
+                    _merged(student, f"{notebook}{DUPLICATE}", reasons, Status.ERROR if error else Status.REJECTED)
+                )
         elif len(rows) == 1:
             out.append(_merged(student, notebook, rows[0].errors, rows[0].status))
         else:
-            error = any(r.status == "error" for r in rows)
+            error = any(r.status == Status.ERROR for r in rows)
             out.append(
-                _merged(student, notebook, [e for r in rows for e in r.errors], "error" if error else "rejected")
+                _merged(
+                    student, notebook, [e for r in rows for e in r.errors], Status.ERROR if error else Status.REJECTED
+                )
             )
     return out
 
 
-def _merged(student: str, notebook: str, reasons: list[str], status: str) -> NotebookResult:
+def _merged(student: str, notebook: str, reasons: list[str], status: Status) -> NotebookResult:
     kept = [r[:MAX_REASON_CHARS] for r in reasons[:MAX_REASONS]]
     if len(reasons) > MAX_REASONS:
         kept.append(f"and {len(reasons) - MAX_REASONS} more like these")

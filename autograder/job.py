@@ -9,7 +9,7 @@ from autograder.launchers import Launch
 from autograder.limits import Limits
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Job:
     """Everything a worker needs to grade one notebook of one learner."""
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import results_folder as layout
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import NotebookResult, Status, write_json_atomic
 
 POLICY_FILE = layout.LATE_POLICY
 TIMES_FILE = layout.TIMES
@@ -56,7 +56,7 @@ def when(text: str) -> datetime.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Policy:
     """Due dates, extensions and the penalty rule."""
 
@@ -167,7 +167,7 @@ def apply(out: Path, results: list[NotebookResult]) -> None:
         times = json.loads((out / TIMES_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         times = {}
-    for result in (r for r in results if r.status == "graded"):
+    for result in (r for r in results if r.status == Status.GRADED):
         due, seen = policy.due_for(result.student_id, result.notebook), times.get(result.key, {})
         result.duedate = due.isoformat() if due else ""
         result.timestamp = seen.get("timestamp", "")

@@ -50,7 +50,7 @@ class Launch:
     server: str = ""  # the run's fork server socket (forkserver mode)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KernelJob:
     """One job's kernel: its folders, limits, uid and the names its clean-up needs."""
 
@@ -282,7 +282,7 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
     ipc = Path(tempfile.mkdtemp(prefix="agk-", dir=how.ipc_parent()))
     uid = uid if how.own_uid else os.geteuid()
     name, pidfile = f"autograder-{uuid.uuid4().hex[:12]}", work.with_name(f"{work.name}.kernel-pid")
-    job = KernelJob(work, export, ipc, limits, uid, name, pidfile)
+    job = KernelJob(work=work, export=export, ipc=ipc, limits=limits, uid=uid, name=name, pidfile=pidfile)
     if how.own_uid:
         sandbox.hand_over(job)
 

@@ -45,7 +45,7 @@ BLACKBOARD = re.compile(
 _RENAMED = re.compile(r"(?P<stem>.+?)(?: \((?P<copy>\d+)\)|-(?P<again>\d+))(?P<ext>\.ipynb)", re.I)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Found:
     """One learner's file in an LMS download."""
 
@@ -97,7 +97,15 @@ def canvas(path: Path, roster: Roster | None) -> Found | None:
     student = base if anonymous else _student(roster, [("canvas_id", m["uid"])], base)
     late = bool(m["late"])
     order = (f"{int(m['att']):030d}",)  # strings everywhere: orders of different platforms compare
-    return Found(student, m["file"], path, "canvas", order, late, name="" if anonymous else m["name"])
+    return Found(
+        student_id=student,
+        filename=m["file"],
+        path=path,
+        platform="canvas",
+        order=order,
+        late=late,
+        name="" if anonymous else m["name"],
+    )
 
 
 def moodle(path: Path, roster: Roster | None, inner: str = "") -> Found | None:
@@ -109,7 +117,9 @@ def moodle(path: Path, roster: Roster | None, inner: str = "") -> Found | None:
     by_id = _student(roster, [("moodle_id", m["pid"])], "")
     student = by_id or _student(roster, [("name", m["name"])], base)
     where = path / inner if inner else path
-    found = Found(student, inner or m["file"], where, "moodle", (), name=m["name"])
+    found = Found(
+        student_id=student, filename=inner or m["file"], path=where, platform="moodle", order=(), name=m["name"]
+    )
     if not by_id and student != base:  # a name is the learner's own text: it yields to an id (latest)
         found.extra["by_name_else"] = base
     return found
@@ -123,7 +133,15 @@ def blackboard(path: Path, roster: Roster | None) -> Found | None:
     user = m["user"]
     student = _student(roster, [("blackboard_id", user), ("sis_login_id", user), ("id", user)], _slug(user) or "bb")
     when = datetime.datetime.strptime(m["ts"], "%Y-%m-%d-%H-%M-%S")
-    return Found(student, m["file"] or "", path, "blackboard", (m["ts"],), submitted=when.isoformat(), name=user)
+    return Found(
+        student_id=student,
+        filename=m["file"] or "",
+        path=path,
+        platform="blackboard",
+        order=(m["ts"],),
+        submitted=when.isoformat(),
+        name=user,
+    )
 
 
 def recognise(path: Path, is_dir: bool, roster: Roster | None) -> list[Found] | None:

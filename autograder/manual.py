@@ -14,6 +14,7 @@ from pathlib import Path
 
 from autograder import grade, gradebook, overrides
 from autograder.course import Course
+from autograder.results import Status
 from autograder.results_folder import ResultsFolder
 
 
@@ -26,7 +27,7 @@ def export(out: Path) -> list:
     recorder = grade.Recorder(folder, course)
     results = grade.finish(folder, recorder)
     for result in results:
-        if result.status == "graded" and any(t.manual or t.overridden for t in result.tests):
+        if result.status == Status.GRADED and any(t.manual or t.overridden for t in result.tests):
             recorder.refresh_feedback(result)
     return results
 

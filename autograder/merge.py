@@ -37,7 +37,7 @@ from autograder import roster as rosters
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course
 from autograder.report import ROSTER_FILE, summary, table
-from autograder.results import NotebookResult, Problem, write_json_atomic
+from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
 from autograder.results_folder import ResultsFolder, SavedState
 
@@ -131,7 +131,7 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
                 )
             if state.digest != digest:
                 problems.append(f"{folder}: {key} was graded from other sources or engine ({state.digest}); re-run it")
-            elif state.result.status == "graded" and not state.recorded:
+            elif state.result.status == Status.GRADED and not state.recorded:
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
             host = [e for e in state.result.errors if problem_kinds([e]) == {Problem.HOST}]
             if host:  # grade exited 3 there: the next run of that shard grades it
@@ -259,7 +259,9 @@ def building(out: Path) -> Iterator[Path]:
 def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: Path, names: list[str]):
     """Write the merged results folder's contents into `out`; returns every result."""
     # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
-    needed = {s.result.notebook for held in states.values() for s in held.values() if s.result.status != "rejected"}
+    needed = {
+        s.result.notebook for held in states.values() for s in held.values() if s.result.status != Status.REJECTED
+    }
     merged = ResultsFolder(out)
     course, _ = grade.prepare(merged, sorted(needed & set(names)))
     for folder in sorted(states, key=lambda f: str(f)):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from autograder import results_folder as layout
 from autograder.course import COURSE_ID, Course
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import NotebookResult, Status, write_json_atomic
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
@@ -29,7 +29,7 @@ FILE = layout.OVERRIDES
 SAID = "Score set by your instructor"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Override:
     """One person's score for one test of one learner's notebook."""
 
@@ -103,13 +103,22 @@ def _gradebook(course: Course) -> Gradebook:
 def give(out: Path, course: Course, result: NotebookResult, test: str, points: float, comment: str) -> float:
     """Override one autograded test of a graded result (`mark`); returns the test's maximum."""
     found = next((t for t in result.tests if t.name == test and not t.manual), None)
-    if found is None or result.status != "graded":
+    if found is None or result.status != Status.GRADED:
         raise KeyError(f"no autograded test {test!r} in {result.student_id!r}'s graded {result.notebook!r}")
     if not 0 <= points <= found.max_score:
         raise ValueError(f"{points:g} points is outside 0..{found.max_score:g} for {test!r}")
     store = Store(out)
     store.put(
-        Override(result.student_id, result.notebook, test, points, comment, result.content_hash, found.score, "mark")
+        Override(
+            student_id=result.student_id,
+            notebook=result.notebook,
+            test=test,
+            points=points,
+            comment=comment,
+            content_hash=result.content_hash,
+            auto_score=found.score,
+            source="mark",
+        )
     )
     with _gradebook(course) as gb:
         grade = _grade(gb, result.student_id, result.notebook, test)
@@ -132,7 +141,7 @@ def adopt(out: Path, course: Course, results: list[NotebookResult]) -> set[str]:
         return set()
     store, touched = Store(out), set()
     with _gradebook(course) as gb:
-        for result in (r for r in results if r.status == "graded"):
+        for result in (r for r in results if r.status == Status.GRADED):
             for test in (t for t in result.tests if not t.manual):
                 grade = _grade(gb, result.student_id, result.notebook, test.name)
                 if grade is None or grade.manual_score is None:
@@ -148,14 +157,14 @@ def adopt(out: Path, course: Course, results: list[NotebookResult]) -> set[str]:
                 elif held is None and abs(given - test.score) > 1e-9:
                     store.put(
                         Override(
-                            result.student_id,
-                            result.notebook,
-                            test.name,
-                            given,
-                            "",
-                            result.content_hash,
-                            test.score,
-                            "formgrader",
+                            student_id=result.student_id,
+                            notebook=result.notebook,
+                            test=test.name,
+                            points=given,
+                            comment="",
+                            content_hash=result.content_hash,
+                            auto_score=test.score,
+                            source="formgrader",
                         )
                     )
                     touched.add(result.key)
@@ -173,7 +182,7 @@ def apply(out: Path, course: Course | None, results: list[NotebookResult]) -> li
     dropped: list[Override] = []
     if not store.current:
         return dropped
-    by_key = {r.key: r for r in results if r.status == "graded"}
+    by_key = {r.key: r for r in results if r.status == Status.GRADED}
     gb = _gradebook(course) if course is not None and course.db_path.exists() else None
     for key, held in sorted(store.current.items()):
         result = by_key.get(f"{held.student_id}/{held.notebook}")

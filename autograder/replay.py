@@ -178,8 +178,18 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
     course, _ = grade.prepare(ResultsFolder(results), [notebook])
     how = launchers.choose(unsafe)
     with tempfile.TemporaryDirectory(prefix="replay-") as work:
-        job = Job(student, notebook, dict(submitted), old.get("content_hash", ""), paths.source_notebook(notebook),
-                  gradebook.release_path(course, notebook), key, Path(work), Limits(), seed_id=seed_id)  # fmt: skip
+        job = Job(
+            student_id=student,
+            notebook=notebook,
+            submitted=dict(submitted),
+            content_hash=old.get("content_hash", ""),
+            source_path=paths.source_notebook(notebook),
+            release_path=gradebook.release_path(course, notebook),
+            secret=key,
+            work_root=Path(work),
+            limits=Limits(),
+            seed_id=seed_id,
+        )
         uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)
         with uids as uid_base, how.serving(Path(work)) as ready, recording(test) as rec:
             job.launch = ready()

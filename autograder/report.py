@@ -9,7 +9,7 @@ from pathlib import Path
 from autograder import intake, paths
 from autograder import results_folder as layout
 from autograder import roster as rosters
-from autograder.results import AUTHORING, NotebookResult, write_json_atomic
+from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
 
 MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
 ROSTER_FILE = layout.ROSTER  # RESULTS/roster.csv: the copy `grade --roster` keeps
@@ -95,7 +95,7 @@ def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) 
     if roster is None:
         return []
     have = {(r.student_id, r.notebook) for r in results}
-    top = {r.notebook: f"{r.max_score:g}" for r in results if r.status == "graded"}
+    top = {r.notebook: f"{r.max_score:g}" for r in results if r.status == Status.GRADED}
     rows: list[list[object]] = []
     for learner in sorted(roster.learners.values(), key=lambda x: x.id):
         first, last = learner.first_last
@@ -139,7 +139,7 @@ def lms_csv(
         if not intake.valid_id(r.student_id):
             continue
         row = scores.setdefault(r.student_id, {})
-        if r.notebook in notebooks and r.status == "graded":
+        if r.notebook in notebooks and r.status == Status.GRADED:
             row[r.notebook] = r.score
     rows: list[list[object]] = [["student_id", *notebooks, "total"]]
     for student in sorted(scores):
@@ -177,7 +177,7 @@ def table(results: list[NotebookResult]) -> str:
     """A text table: one line per student and notebook, with status and flags."""
     lines = [f"{'student':<20} {'notebook':<34} {'score':>11}  status"]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
-        status = r.status if r.status == "graded" else f"{r.status}: {'; '.join(r.errors)[:60]}"
+        status = r.status if r.status == Status.GRADED else f"{r.status}: {'; '.join(r.errors)[:60]}"
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
         changed = [t.name for t in r.tests if t.overridden]
         flags += f"  [overridden: {', '.join(changed)}]" if changed else ""
@@ -191,7 +191,7 @@ def summary(results: list[NotebookResult]) -> str:
     lines = [f"{'notebook':<34} {'graded':>6} {'mean %':>7} {'full':>5} {'zero':>5} {'rejected':>8} {'flagged':>7}"]
     for name in sorted({r.notebook for r in results}):
         rows = [r for r in results if r.notebook == name]
-        graded = [r for r in rows if r.status == "graded"]
+        graded = [r for r in rows if r.status == Status.GRADED]
         mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
         full = sum(_automatic(r) >= r.auto_max > 0 for r in graded)  # every automatic point (README's "full marks")
         lines.append(
@@ -205,7 +205,7 @@ def authoring_lines(results: list[NotebookResult]) -> list[str]:
     """One line per notebook whose own checks failed as written: the instructor's to fix."""
     lines = []
     for name in sorted({r.notebook for r in results}):
-        hit = [e for r in results if r.notebook == name for e in r.errors if e.startswith(AUTHORING)]
+        hit = [e for r in results if r.notebook == name for e in r.errors if Problem.AUTHORING in problems([e])]
         if hit:
             lines.append(
                 f"AUTHORING ERROR in {name} ({len(hit)} submission(s) not graded): {hit[0][len(AUTHORING) + 2 :]}"
@@ -226,7 +226,7 @@ def pending_points(results: list[NotebookResult]) -> tuple[int, float]:
 
 def histogram(results: list[NotebookResult], path: Path) -> Path | None:
     """A PNG histogram of scores (% of the maximum), one colour per notebook."""
-    graded = [r for r in results if r.status == "graded" and r.max_score]
+    graded = [r for r in results if r.status == Status.GRADED and r.max_score]
     if not graded:
         return None
     import matplotlib

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import KW_ONLY, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 
@@ -24,6 +24,7 @@ class Outcome(StrEnum):
     FAILED = "failed"
     NEEDS_MANUAL = "needs manual grading"  # a written answer no person has scored yet
     GRADED_BY_HAND = "graded by hand"
+    NO_ANSWER = "no answer"  # a written answer left as handed out: nbgrader's automatic 0
 
 
 class Problem(StrEnum):
@@ -39,20 +40,19 @@ def problems(errors: list[str]) -> set[Problem]:
     return {kind for kind in Problem for e in errors if isinstance(e, str) and e.startswith(kind.value)}
 
 
-NEEDS_MANUAL = Outcome.NEEDS_MANUAL.value
-GRADED_BY_HAND = Outcome.GRADED_BY_HAND.value
-NO_ANSWER = "no answer"  # a written answer left as handed out: nbgrader's automatic 0
+NEEDS_MANUAL = Outcome.NEEDS_MANUAL
+GRADED_BY_HAND = Outcome.GRADED_BY_HAND
+NO_ANSWER = Outcome.NO_ANSWER
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TestResult:
     """One autograded test cell of one submission."""
 
     name: str
     score: float
     max_score: float
-    status: str  # an Outcome's value
-    _: KW_ONLY
+    status: Outcome
     message: str = ""
     hidden: bool = False  # every check of this test is hidden (a test with visible checks is not)
     nbgrader_passed: bool | None = None
@@ -83,13 +83,13 @@ class TestResult:
         return ", ".join(said)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class NotebookResult:
     """One learner's notebook: per-test results, flags and errors."""
 
     student_id: str
     notebook: str
-    status: str  # a Status's value
+    status: Status
     score: float = 0.0
     max_score: float = 0.0
     tests: list[TestResult] = field(default_factory=list)
@@ -130,8 +130,14 @@ class NotebookResult:
     def from_dict(cls, data: dict) -> NotebookResult:
         """The result saved by to_dict (fields this version does not know are ignored)."""
         data = {k: v for k, v in data.items() if k in _FIELDS[cls]}
-        tests = [TestResult(**{k: v for k, v in t.items() if k in _FIELDS[TestResult]}) for t in data.pop("tests", [])]
-        return cls(tests=tests, **data)
+        tests = [_test_from_dict(t) for t in data.pop("tests", [])]
+        return cls(tests=tests, **{**data, "status": Status(data["status"])})
+
+
+def _test_from_dict(data: dict) -> TestResult:
+    """A test's result saved by asdict (its outcome read back as an Outcome)."""
+    known = {k: v for k, v in data.items() if k in _FIELDS[TestResult]}
+    return TestResult(**{**known, "status": Outcome(known["status"])})
 
 
 _FIELDS = {cls: {f.name for f in fields(cls)} for cls in (TestResult, NotebookResult)}

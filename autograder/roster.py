@@ -28,7 +28,7 @@ class RosterError(ValueError):
     """A roster that cannot be used, with the line and the reason."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Learner:
     """One enrolled learner."""
 

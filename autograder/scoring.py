@@ -52,7 +52,14 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
     for cell in source.cells:
         if answers.is_written(cell):  # a person gives these points: none until then
             points = float(cell.metadata.nbgrader.get("points", 0))
-            written = TestResult(answers.nbgrader_id(cell), 0.0, points, NEEDS_MANUAL, message=WRITTEN, manual=True)
+            written = TestResult(
+                name=answers.nbgrader_id(cell),
+                score=0.0,
+                max_score=points,
+                status=NEEDS_MANUAL,
+                message=WRITTEN,
+                manual=True,
+            )
             result.tests.append(written)
         if not answers.is_test(cell):
             continue
@@ -66,10 +73,10 @@ def score(source, facts: Facts, result: NotebookResult) -> None:
         in_kernel = facts.kernel.get(test, (False, ""))[0]
         result.tests.append(
             TestResult(
-                test,
-                points if passed else 0.0,
-                points,
-                Outcome.PASSED if passed else Outcome.FAILED,
+                name=test,
+                score=points if passed else 0.0,
+                max_score=points,
+                status=Outcome.PASSED if passed else Outcome.FAILED,
                 message=verdict.message,
                 hidden=hidden_only(cell.source),
                 nbgrader_passed=in_kernel,

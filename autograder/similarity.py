@@ -40,7 +40,7 @@ import numpy as np
 from autograder import answers, paths
 from autograder import results_folder as layout
 from autograder.report import csv_text
-from autograder.results import NotebookResult, write_json_atomic
+from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
 
 NOISE = 20  # copydetect noise threshold: the shortest run of filtered characters that counts (measured)
@@ -163,7 +163,7 @@ def run_docs(results_dir: Path, results: list[NotebookResult]) -> list[Doc]:
     folder = ResultsFolder(results_dir)
     docs = []
     for r in results:
-        if r.status == "graded" and r.notebook in paths.notebook_names():
+        if r.status == Status.GRADED and r.notebook in paths.notebook_names():
             path = folder.executed_path(r.student_id, r.notebook)
             doc = notebook_doc(f"run:{r.student_id}", r.notebook, path)
             docs += [doc] if doc else []

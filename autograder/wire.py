@@ -22,7 +22,7 @@ WireError = codec.FormatError  # a message from the kernel breaks the format or 
 pack, pack_text = codec.pack, codec.pack_text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WireLimits:
     """What one reply, and one job in all, may bring into the grader."""
 

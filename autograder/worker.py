@@ -14,14 +14,14 @@ import nbformat
 
 from autograder import answers, launchers, membudget, paths, sandbox, scoring
 from autograder.diskwatch import DiskWatch
-from autograder.execute import ExecutionReport, KernelSession, not_started
+from autograder.execute import ExecutionReport, KernelSession, StopKind, not_started
 from autograder.feedback import make_inert, strip_hidden
 from autograder.harness import Harness, helpers_of_tests
 from autograder.job import Job
 from autograder.rebuild import rebuild
 from autograder.reference import kernel_env
 from autograder.remote import KernelLink, RemoteError
-from autograder.results import AUTHORING, NotebookResult, TrustedVerdict
+from autograder.results import AUTHORING, NotebookResult, Problem, Status, TrustedVerdict
 from autograder.selfcheck import kernel_message
 
 HOST_FAILURE = "the kernel did not start"
@@ -90,7 +90,7 @@ def _trusted_checks(job: Job, source, answer_sources: dict) -> Callable[[Any, fl
 
 def authoring_error(result: NotebookResult, problems: list[str]) -> None:
     """A notebook whose checks could not run as written: an error for the instructor, not a grade."""
-    result.status = "error"
+    result.status = Status.ERROR
     result.score = 0.0
     result.errors.append(f"{AUTHORING}: " + "; ".join(problems[:5]) + " (fix the source notebook, then grade again)")
 
@@ -102,7 +102,9 @@ def _run_sandboxed(
     try:
         manager = launchers.manager_class(job.launch, work, export, job.limits, uid)
     except OSError as exc:  # the host's doing (a uid it does not map, a full disk): retried, never scored
-        return not_started(nb, f"{HOST_FAILURE}: its sandbox could not be set up here ({exc!r})"), None
+        return not_started(
+            nb, StopKind.SANDBOX_FAILED, f"{HOST_FAILURE}: its sandbox could not be set up here ({exc!r})"
+        ), None
     memory_hit, found = False, None
     watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:
@@ -114,8 +116,10 @@ def _run_sandboxed(
             memory_hit = manager.release()
     report = session.report
     if memory_hit and report.stopped_at is not None:
+        report.kind = StopKind.MEMORY
         report.reason = f"the kernel was killed: it went over the {job.limits.memory_bytes / 2**30:g} GiB memory limit"
     if watch.exceeded:
+        report.kind = StopKind.DISK
         report.reason = (
             f"the kernel was killed: its files went over the {job.limits.disk_bytes / 2**30:g} GiB disk limit"
         )
@@ -126,7 +130,9 @@ def _run_sandboxed(
 def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, nbformat.NotebookNode]:
     """Grade one submission; returns the result and the executed (graded) notebook."""
     t0 = time.perf_counter()
-    result = NotebookResult(job.student_id, job.notebook, "graded", content_hash=job.content_hash)
+    result = NotebookResult(
+        student_id=job.student_id, notebook=job.notebook, status=Status.GRADED, content_hash=job.content_hash
+    )
     source = nbformat.read(job.source_path, as_version=4)
     release = nbformat.read(job.release_path, as_version=4)
     nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))
@@ -135,14 +141,14 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     work, export = _prepare_workdir(job)
     checks = _trusted_checks(job, source, answer_sources)
     report, checked = _run_sandboxed(job, nb, work, export, uid, checks)
-    if report.reason.startswith(HOST_FAILURE):  # not the learner's doing: once more, then "retry next run"
+    if report.kind.host_failure:  # not the learner's doing: once more, then "retry next run"
         nb = kernel_notebook(rebuild(source, release, nbformat.from_dict(job.submitted))[0], source)
         work, export = _prepare_workdir(job)
         report, checked = _run_sandboxed(job, nb, work, export, uid, checks)
     checked = checked or Checked()  # a kernel that never started: no check ran
-    if report.reason.startswith(HOST_FAILURE):
-        result.status = "error"
-        result.errors.append(f"host: {report.reason} (it will be graded again by the next run)")
+    if report.kind.host_failure:
+        result.status = Status.ERROR
+        result.errors.append(f"{Problem.HOST} {report.reason} (it will be graded again by the next run)")
     elif report.stopped_at is not None:
         result.errors.append(report.reason)
     scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), checked.verdicts, report.reason), result)

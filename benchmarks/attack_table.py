@@ -61,7 +61,8 @@ def main() -> int:
             (subs / path.stem).mkdir(parents=True)
             nbformat.write(nb, subs / path.stem / f"{NB01}.ipynb")
         results = {
-            r.student_id: r for r in grade.grade(grade.Options(subs, Path(tmp) / "out", jobs=args.jobs, quiet=True))
+            r.student_id: r
+            for r in grade.grade(grade.Options(submissions=subs, out=Path(tmp) / "out", jobs=args.jobs, quiet=True))
         }
     print(f"| attack | plain nbgrader | here (of {results[attack_files()[0].stem].max_score:g}) |")
     print("|---|---|---|")

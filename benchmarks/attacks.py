@@ -47,8 +47,8 @@ def ours(work: Path, unsafe: bool) -> tuple[dict, float]:
     nbformat.write(make_submission(NB01, None), subs / "honest" / f"{NB01}.ipynb")
     limits = Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 * 2**30, processes=128)
     opts = grade.Options(
-        subs,
-        work / ("out-unsafe" if unsafe else "out"),
+        submissions=subs,
+        out=work / ("out-unsafe" if unsafe else "out"),
         jobs=1,
         sandbox=launchers.choose(unsafe=unsafe),
         limits=limits,
@@ -91,7 +91,9 @@ def main() -> int:
         runs = []
         for rep in range(3):
             out = work / f"cost-out-{unsafe}-{rep}"
-            opts = grade.Options(sub, out, jobs=1, sandbox=launchers.choose(unsafe=unsafe), limits=Limits(), quiet=True)
+            opts = grade.Options(
+                submissions=sub, out=out, jobs=1, sandbox=launchers.choose(unsafe=unsafe), limits=Limits(), quiet=True
+            )
             grade.grade(opts)
             runs.append(next(iter(ResultsFolder(out).states().values())).result.seconds)
         costs.append(min(runs))

@@ -88,7 +88,9 @@ def run_grade(subs: Path, out: Path, jobs: int, reference_cache: Path) -> tuple[
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     shutil.copytree(reference_cache, out, dirs_exist_ok=True)  # per-course set-up, as on a re-run
-    opts = grade.Options(subs, out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True)
+    opts = grade.Options(
+        submissions=subs, out=out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+    )
     t0 = time.perf_counter()
     results = grade.grade(opts)
     return time.perf_counter() - t0, results

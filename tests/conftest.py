@@ -82,7 +82,7 @@ def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
     if REQUIRE_SANDBOX:  # CI grades in the sandbox, never in the unsafe fallback
         sandbox_or_skip()
     opts = grade.Options(
-        submissions, out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=submissions, out=out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
     )
     return {r.key: r for r in grade.grade(opts)}
 

@@ -37,7 +37,12 @@ def main() -> int:
                 nbformat.write(make_submission(name, entries), subs / key / f"{name}.ipynb")
             plan += [(f, name, student, alone[f], files) for f in files]
     opts = grade.Options(
-        subs, subs.parent / "out", jobs=2, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=subs,
+        out=subs.parent / "out",
+        jobs=2,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
     )
     results = {r.key: r for r in grade.grade(opts)}
     differ = 0

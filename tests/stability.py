@@ -61,7 +61,7 @@ def grade_under_keys(job: Job, keyring: list[bytes], uid: int) -> list[NotebookR
             sandbox.remove_tree(folder)
     results = []
     for found in judged or [{} for _ in keyring]:  # a kernel that never started: no check ran
-        result = NotebookResult(job.student_id, job.notebook, "graded", flags=list(flags))
+        result = NotebookResult(student_id=job.student_id, notebook=job.notebook, status="graded", flags=list(flags))
         if report.stopped_at is not None:
             result.errors.append(report.reason)
         scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), found, report.reason), result)

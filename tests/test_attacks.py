@@ -54,7 +54,7 @@ def attacked(tmp_path_factory):
     limits = Limits(cell_seconds=10, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
     # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
     try:
-        results = grade.grade(grade.Options(subs, out, jobs=4, limits=limits, quiet=True))
+        results = grade.grade(grade.Options(submissions=subs, out=out, jobs=4, limits=limits, quiet=True))
     finally:
         listener.close()
     return {r.student_id: r for r in results}, out
@@ -118,7 +118,8 @@ def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path)
     nbformat.write(make_submission(NB01, None), subs / "zz-honest" / f"{NB01}.ipynb")
     limits = Limits(cell_seconds=10, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
     results = {
-        r.student_id: r for r in grade.grade(grade.Options(subs, tmp_path / "out", jobs=1, limits=limits, quiet=True))
+        r.student_id: r
+        for r in grade.grade(grade.Options(submissions=subs, out=tmp_path / "out", jobs=1, limits=limits, quiet=True))
     }
     assert {s: results[s.replace("_", "-")].score for s in IN_PROCESS} == dict.fromkeys(IN_PROCESS, 0)
     assert results["zz-honest"].score == results["zz-honest"].auto_max > 0

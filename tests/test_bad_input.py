@@ -127,7 +127,11 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     (tmp_path / "subs" / "ann").mkdir(parents=True)
     (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD)
     opts = grade.Options(
-        tmp_path / "subs", tmp_path / "out", sandbox=launchers.choose(unsafe=True), limits=Limits(), quiet=True
+        submissions=tmp_path / "subs",
+        out=tmp_path / "out",
+        sandbox=launchers.choose(unsafe=True),
+        limits=Limits(),
+        quiet=True,
     )
     course = Course(tmp_path / "out" / ".course")
 
@@ -157,7 +161,7 @@ def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
             Broken.calls += 1
             raise RuntimeError("nbgrader choked")
 
-    result = NotebookResult("ann", NB01, "graded", score=1, max_score=2, content_hash="abc")
+    result = NotebookResult(student_id="ann", notebook=NB01, status="graded", score=1, max_score=2, content_hash="abc")
     ResultsFolder(tmp_path / "out").save(result, "digest")
     folder = ResultsFolder(tmp_path / "out")
     Broken.folder = folder  # where _record_or_error saves the error row
@@ -194,7 +198,9 @@ def test_exports_name_no_column_a_learner_chose(tmp_path):
     (tmp_path / "ann" / f"{NB01}.ipynb").write_bytes(b"{broken")
     rows = intake.collect(tmp_path, _known())
     assert {r.notebook for r in rows} == {NB01, intake.UNEXPECTED}
-    rows.append(NotebookResult("+bob", NB01, "rejected", errors=["=1+1"]))  # as if an id could start so
+    rows.append(
+        NotebookResult(student_id="+bob", notebook=NB01, status="rejected", errors=["=1+1"])
+    )  # as if an id could start so
     grades = _csv_rows(report.grades_csv(rows))
     assert grades[0][:4] == ["student_id", "notebook", "score", "max_score"]
     for row in grades[1:]:
@@ -228,7 +234,12 @@ def test_bad_inputs_do_not_stop_the_batch(graded_batch):
 
 
 def _as_submission(result: NotebookResult) -> intake.Submission:
-    return intake.Submission(result.student_id, result.notebook, nbformat.v4.new_notebook(), result.content_hash)
+    return intake.Submission(
+        student_id=result.student_id,
+        notebook=result.notebook,
+        nb=nbformat.v4.new_notebook(),
+        content_hash=result.content_hash,
+    )
 
 
 def test_zip_reading_is_bounded():
@@ -278,7 +289,12 @@ def test_feedback_keeps_only_inert_outputs():
     answer.execution_count = "<script>"
     nb.metadata["title"] = PAYLOAD
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": PAYLOAD}}
-    result = NotebookResult("ann", NB01, "graded", tests=[Verdict("t", 0, 1, "failed", message=PAYLOAD)])
+    result = NotebookResult(
+        student_id="ann",
+        notebook=NB01,
+        status="graded",
+        tests=[Verdict(name="t", score=0, max_score=1, status="failed", message=PAYLOAD)],
+    )
     result.flags.append("unknown cell id '[x](javascript:alert(1))' ![i](http://tracker.example/x.png)")
     clean = feedback.sanitize(nb, result)
     nbformat.validate(clean)

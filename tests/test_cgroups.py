@@ -38,7 +38,7 @@ def _drive(subs: str, out: str, work: str, limits: str) -> None:
     from autograder.limits import Limits
 
     limits = Limits(**json.loads(limits))
-    opts = grade.Options(Path(subs), Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
+    opts = grade.Options(submissions=Path(subs), out=Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
     results = grade.grade(opts)
     said = {
         r.student_id: {

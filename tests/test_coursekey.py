@@ -69,7 +69,7 @@ def test_a_results_folder_is_graded_with_one_key(tmp_path):
 
 def test_a_sharded_run_must_name_its_key(tmp_path, monkeypatch):
     monkeypatch.delenv(coursekey.KEY_ENV)
-    opts = grade.Options(tmp_path, tmp_path / "R", shard=sharding.Shard(1, 2))
+    opts = grade.Options(submissions=tmp_path, out=tmp_path / "R", shard=sharding.Shard(1, 2))
     with pytest.raises(coursekey.CourseKeyError, match="sharded run needs"):
         grade._course_key(opts)
     opts.key_file = tmp_path / "course.key"

@@ -68,18 +68,18 @@ def test_zip_layout(tmp_path):
 
 
 def test_written_answers_and_messages_in_gradescope_terms():
-    t = Verdict("q_why", 0.0, 2.0, "needs manual grading", manual=True)
+    t = Verdict(name="q_why", score=0.0, max_score=2.0, status="needs manual grading", manual=True)
     shown = Verdict(
-        "test_x",
-        0.0,
-        1.0,
-        "failed",
+        name="test_x",
+        score=0.0,
+        max_score=1.0,
+        status="failed",
         message="see [here](http://x) <img src=y> *",
         visible_checks=2,
         hidden_checks=1,
         failed_in="hidden",
     )
-    data = to_gradescope([NotebookResult("s", NB01, "graded", tests=[t, shown])])
+    data = to_gradescope([NotebookResult(student_id="s", notebook=NB01, status="graded", tests=[t, shown])])
     validate_results(data)
     written, visible, held = data["tests"]
     assert written["max_score"] == 0 and "status" not in written and "graded by a person" in written["output"]
@@ -88,7 +88,9 @@ def test_written_answers_and_messages_in_gradescope_terms():
     # learner-derived text is never markup: every Markdown or HTML character is escaped
     assert re.search(r"(?<!\\)[\[\]<>()*]", held["output"]) is None, held["output"]
     assert "\\[here\\]\\(http://x\\)" in held["output"] and "\\<img" in held["output"]
-    at_once = to_gradescope([NotebookResult("s", NB01, "graded", tests=[shown])], hidden_outcomes="visible")
+    at_once = to_gradescope(
+        [NotebookResult(student_id="s", notebook=NB01, status="graded", tests=[shown])], hidden_outcomes="visible"
+    )
     assert [t["visibility"] for t in at_once["tests"]] == ["visible"]
 
 
@@ -170,7 +172,15 @@ def _uid_cannot_run_python() -> str | None:
     problem = sandbox.user_only_problem()
     if problem:
         return problem
-    job = KernelJob(Path("/tmp"), Path("/tmp"), Path("/tmp"), Limits(), 60999, "probe", Path("/dev/null"))
+    job = KernelJob(
+        work=Path("/tmp"),
+        export=Path("/tmp"),
+        ipc=Path("/tmp"),
+        limits=Limits(),
+        uid=60999,
+        name="probe",
+        pidfile=Path("/dev/null"),
+    )
     probe = sandbox.user_only_command(job, [sys.executable, "-c", "import ipykernel"])
     if subprocess.run(probe, capture_output=True).returncode:  # as the kernel will run: no capabilities
         return f"another uid cannot run {sys.executable} here (a folder above it is private)"

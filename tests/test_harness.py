@@ -224,11 +224,11 @@ def test_an_authoring_error_is_an_error_row_and_a_summary_line():
     from autograder.report import summary
     from autograder.worker import authoring_error
 
-    result = NotebookResult("ann", "01_x", "graded", score=3, max_score=11)
+    result = NotebookResult(student_id="ann", notebook="01_x", status="graded", score=3, max_score=11)
     authoring_error(result, ["plain cell 4: ImportError: no module named oracle_lib"])
     assert result.status == "error" and result.score == 0
     assert result.errors[0].startswith(AUTHORING)
-    text = summary([result, NotebookResult("ben", "01_x", "graded", score=11, max_score=11)])
+    text = summary([result, NotebookResult(student_id="ben", notebook="01_x", status="graded", score=11, max_score=11)])
     assert "AUTHORING ERROR in 01_x (1 submission(s) not graded): plain cell 4: ImportError" in text
 
 
@@ -236,7 +236,7 @@ def test_a_run_with_an_authoring_error_exits_with_its_own_code():
     from autograder import grade
     from autograder.worker import authoring_error
 
-    result = NotebookResult("ann", "01_x", "graded", score=3, max_score=11)
+    result = NotebookResult(student_id="ann", notebook="01_x", status="graded", score=3, max_score=11)
     assert grade.exit_code([result]) == 0
     authoring_error(result, ["plain cell 4: ImportError: x"])
     assert grade.exit_code([result]) == grade.EXIT_AUTHORING != grade.EXIT_HOST

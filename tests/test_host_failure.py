@@ -38,8 +38,8 @@ def _grade(tmp_path):
     subs.mkdir(parents=True, exist_ok=True)
     nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
     opts = grade.Options(
-        subs.parent,
-        tmp_path / "out",
+        submissions=subs.parent,
+        out=tmp_path / "out",
         jobs=1,
         sandbox=launchers.choose(unsafe=True),
         limits=Limits(),

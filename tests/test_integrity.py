@@ -26,7 +26,9 @@ pytestmark = pytest.mark.slow
 
 
 def _grade(subs, out, key_file, similarity=True) -> dict:
-    opts = grade.Options(subs, out, jobs=2, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True)
+    opts = grade.Options(
+        submissions=subs, out=out, jobs=2, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+    )
     opts.key_file, opts.similarity = key_file, similarity
     return {r.key: r for r in grade.grade(opts)}
 

@@ -62,7 +62,10 @@ def test_a_blackboard_time_and_a_timestamps_csv_row_are_used(tmp_path):
     items = intake.collect(subs, KNOWN)
     assert all(isinstance(i, intake.Submission) for i in items)  # timestamps.csv is no submission
     late.record_times(out, subs, items)
-    results = [NotebookResult(i.student_id, i.notebook, "graded", score=10, max_score=10) for i in items]
+    results = [
+        NotebookResult(student_id=i.student_id, notebook=i.notebook, status="graded", score=10, max_score=10)
+        for i in items
+    ]
     late.apply(out, results)
     by = {r.student_id: r for r in results}
     assert (by["zed"].timestamp, by["zed"].penalty, by["zed"].score) == ("2026-12-03T10:00:00+00:00", 2, 8)
@@ -78,7 +81,12 @@ def test_grade_with_a_policy_fills_the_late_columns_and_tells_the_learner(tmp_pa
         (subs / student / "timestamp.txt").write_text(stamp + "\n")  # nbgrader's convention
     (tmp_path / "late.toml").write_text(POLICY)
     opts = grade.Options(
-        subs, tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=subs,
+        out=tmp_path / "out",
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
     )
     opts.late = tmp_path / "late.toml"
     results = {r.student_id: r for r in grade.grade(opts)}

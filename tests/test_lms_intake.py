@@ -160,7 +160,12 @@ def test_grade_reads_a_canvas_download_through_the_roster(tmp_path):
     (subs / canvas_name("Lovelace, Fay", 1234, 567890, f"{NB01}.ipynb", late=True)).write_bytes(_nb(NB01))
     (tmp_path / "roster.csv").write_text(ROSTER)
     opts = grade.Options(
-        subs, tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=subs,
+        out=tmp_path / "out",
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
     )
     opts.roster = tmp_path / "roster.csv"
     [result] = grade.grade(opts)

@@ -66,7 +66,12 @@ def graded(tmp_path_factory):
     (tmp / "subs" / "wes").mkdir(parents=True)
     nbformat.write(nb, tmp / "subs" / "wes" / f"{NB03}.ipynb")
     opts = grade.Options(
-        tmp / "subs", tmp / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=tmp / "subs",
+        out=tmp / "out",
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
     )
     (result,) = grade.grade(opts)
     return opts, result

@@ -45,7 +45,7 @@ def _probe_class(tmp: Path, preload: str, monkeypatch) -> tuple[dict, dict]:
         (subs / learner).mkdir(parents=True)
         nbformat.write(make_submission(NB01, PROBE), subs / learner / f"{NB01}.ipynb")
     monkeypatch.setenv("AUTOGRADER_PRELOAD", preload)
-    opts = grade.Options(subs, out, jobs=2, limits=Limits(), quiet=True, work_root=work_root)
+    opts = grade.Options(submissions=subs, out=out, jobs=2, limits=Limits(), quiet=True, work_root=work_root)
     try:
         results = {r.student_id: r for r in grade.grade(opts)}
     finally:
@@ -145,7 +145,9 @@ def test_a_server_that_does_not_start_falls_back_to_bwrap(tmp_path, monkeypatch,
     subs = tmp_path / "subs" / "s1"
     subs.mkdir(parents=True)
     nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
-    (result,) = grade.grade(grade.Options(subs.parent, tmp_path / "out", jobs=1, limits=Limits(), quiet=True))
+    (result,) = grade.grade(
+        grade.Options(submissions=subs.parent, out=tmp_path / "out", jobs=1, limits=Limits(), quiet=True)
+    )
     assert result.score == result.auto_max > 0, result.errors
     assert "cannot preload: simulated" in capsys.readouterr().err
 

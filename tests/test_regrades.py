@@ -47,7 +47,12 @@ def _submit(tmp: Path, student: str, written: str | None = ANSWER, tweak: str = 
 
 def _grade(tmp: Path) -> grade.NotebookResult:
     opts = grade.Options(
-        tmp / "subs", tmp / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
+        submissions=tmp / "subs",
+        out=tmp / "out",
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
     )
     (result,) = grade.grade(opts)
     return result
@@ -164,7 +169,7 @@ def test_a_blank_written_answer_is_an_automatic_zero_and_the_to_grade_count_matc
     _submit(tmp_path, "wes", written=None)
     _submit(tmp_path, "ann")
     opts = grade.Options(
-        tmp_path / "subs", tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), quiet=True
+        submissions=tmp_path / "subs", out=tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), quiet=True
     )
     results = {r.student_id: r for r in grade.grade(opts)}
     [gid] = [t.name for t in results["wes"].tests if t.manual]

@@ -48,7 +48,7 @@ def probed(tmp_path_factory):
     for learner in LEARNERS:
         (subs / learner).mkdir(parents=True)
         nbformat.write(make_submission(NB01, probe), subs / learner / f"{NB01}.ipynb")
-    opts = grade.Options(subs, out, jobs=2, limits=Limits(), quiet=True, work_root=work_root)
+    opts = grade.Options(submissions=subs, out=out, jobs=2, limits=Limits(), quiet=True, work_root=work_root)
     try:
         results = {r.student_id: r for r in grade.grade(opts)}
     finally:

@@ -29,8 +29,8 @@ def _rows(text: str) -> list[dict]:
 
 def test_lms_csv_leaves_work_not_graded_blank_not_zero():
     results = [
-        NotebookResult("ann", NB01, "graded", score=3, max_score=14),
-        NotebookResult("ann", "02_masks", "rejected", errors=["broken"]),
+        NotebookResult(student_id="ann", notebook=NB01, status="graded", score=3, max_score=14),
+        NotebookResult(student_id="ann", notebook="02_masks", status="rejected", errors=["broken"]),
     ]
     [row] = _rows(report.lms_csv(results))
     assert row[NB01] == "3" and row["02_masks"] == "" and row["total"] == "3"
@@ -42,7 +42,11 @@ def test_a_roster_puts_every_learner_in_grades_lms_canvas_and_moodle_exports(tmp
     nbformat.write(make_submission(NB01, None), tmp_path / "subs" / f"lovelacefay_1234_567890_{NB01}.ipynb")
     (tmp_path / "roster.csv").write_text(ROSTER)
     opts = grade.Options(
-        tmp_path / "subs", tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits()
+        submissions=tmp_path / "subs",
+        out=tmp_path / "out",
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
     )
     opts.quiet, opts.roster = True, tmp_path / "roster.csv"
     [fay] = grade.grade(opts)

@@ -20,7 +20,7 @@ def _source() -> nbformat.NotebookNode:
 
 
 def _score(facts: scoring.Facts) -> NotebookResult:
-    result = NotebookResult("s", "nb", "graded")
+    result = NotebookResult(student_id="s", notebook="nb", status="graded")
     scoring.score(_source(), facts, result)
     return result
 
@@ -77,9 +77,13 @@ def test_kinds_are_typed_and_their_json_spelling_unchanged():
 
     from autograder.results import Outcome, Problem, Status, problems
 
-    result = NotebookResult("ann", "01_x", Status.ERROR, errors=["host: the kernel did not start (again)"])
+    result = NotebookResult(
+        student_id="ann", notebook="01_x", status=Status.ERROR, errors=["host: the kernel did not start (again)"]
+    )
     assert result.retry_next_run and problems(result.errors) == {Problem.HOST}
-    assert not NotebookResult("ben", "01_x", Status.ERROR, errors=["grader error: boom"]).retry_next_run
+    assert not NotebookResult(
+        student_id="ben", notebook="01_x", status=Status.ERROR, errors=["grader error: boom"]
+    ).retry_next_run
     text = json.dumps({"status": Status.GRADED, "test": Outcome.PASSED})
     assert text == '{"status": "graded", "test": "passed"}'
     assert Status("graded") is Status.GRADED and Status.GRADED == "graded"

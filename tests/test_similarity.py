@@ -92,7 +92,7 @@ def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
 
     out, notebook, results = tmp_path / "R", "02_masks", []
     for student, cells in notebooks.items():
-        result = NotebookResult(student, notebook, "graded", content_hash=student)
+        result = NotebookResult(student_id=student, notebook=notebook, status="graded", content_hash=student)
         nb = make_submission(notebook, None)
         nb = answers.with_answers(nb, cells) if cells else nb
         ResultsFolder(out).save(result, "digest", nb, recorded=True)

@@ -49,8 +49,8 @@ def judged(tmp_path_factory) -> dict:
     subs, jobs = _submissions(), []
     for student, name, nb, kind, _ in subs:
         keyring = stability.keys(WRONG_KEYS if kind == "wrong" else RIGHT_KEYS)
-        job = Job(student, name, dict(nb), "", paths.source_notebook(name), gradebook.release_path(course, name),
-                  keyring[0], out / "work", Limits())  # fmt: skip
+        job = Job(student_id=student, notebook=name, submitted=dict(nb), content_hash="", source_path=paths.source_notebook(name), release_path=gradebook.release_path(course, name),
+                  secret=keyring[0], work_root=out / "work", limits=Limits())  # fmt: skip
         jobs.append((job, keyring))
     done = stability.run(jobs, launchers.choose(trusted=True))
     return {f"{s}/{n}": (kind, files, *done[f"{s}/{n}"]) for s, n, _, kind, files in subs}
