@@ -80,6 +80,10 @@ class Course:
     def db_path(self) -> Path:
         return self.root / "gradebook.db"
 
+    @property
+    def config_path(self) -> Path:
+        return self.root / "nbgrader_config.py"
+
     def write_config(self) -> None:
         """(Re)write nbgrader_config.py so that nbgrader sees only what this package sets."""
         self.root.mkdir(parents=True, exist_ok=True)
@@ -93,7 +97,7 @@ class Course:
             refusal=REFUSAL,
             extra=self.extra_config,
         )
-        (self.root / "nbgrader_config.py").write_text(text)
+        self.config_path.write_text(text)
 
     def add_source(self, name: str, solutions: Path = paths.SOLUTIONS) -> None:
         """Copy a solution notebook and the helper module into source/<name>/."""

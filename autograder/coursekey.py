@@ -23,11 +23,9 @@ import os
 import secrets
 from pathlib import Path
 
-from autograder import results_folder as layout
+from autograder.results_folder import ResultsFolder
 
 KEY_ENV = "AUTOGRADER_KEY_FILE"
-DEFAULT_NAME = layout.KEY
-RECORD = layout.KEY_RECORD  # RESULTS/key.json: the fingerprint of the key this folder was graded with
 KEY_BYTES = 32
 
 
@@ -43,7 +41,7 @@ def locate(explicit: Path | None, results: Path | None) -> Path:
         return Path(os.environ[KEY_ENV])
     if results is None:
         raise CourseKeyError(f"no course key: give --key FILE or set {KEY_ENV}")
-    return Path(results) / DEFAULT_NAME
+    return ResultsFolder(results).key_file
 
 
 def load(path: Path, create: bool = True) -> bytes:
@@ -96,7 +94,7 @@ def derive_seed(key: bytes, student: str, notebook: str, test: str, value: objec
 
 def claim(results: Path, key: bytes) -> None:
     """Record the key's fingerprint in RESULTS/key.json; refuse a folder graded with another key."""
-    record = Path(results) / RECORD
+    record = ResultsFolder(results).key_record  # the fingerprint of the key it was graded with
     mine = fingerprint(key)
     if record.exists():
         try:
@@ -117,6 +115,6 @@ def claim(results: Path, key: bytes) -> None:
 def held_by(results: Path) -> str | None:
     """The fingerprint RESULTS/key.json names, or None."""
     try:
-        return json.loads((Path(results) / RECORD).read_text(encoding="utf-8")).get("fingerprint")
+        return json.loads(ResultsFolder(results).key_record.read_text(encoding="utf-8")).get("fingerprint")
     except (OSError, ValueError, AttributeError):
         return None

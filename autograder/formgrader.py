@@ -18,6 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograder.course import Course
+from autograder.results_folder import ResultsFolder
+
 EXTENSION = "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"
 
 
@@ -42,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="default: a free one")
     parser.add_argument("--ip", default="127.0.0.1", help="default: this machine only")
     args = parser.parse_args(argv)
-    course = args.results.resolve() / ".course"
-    if not (course / "nbgrader_config.py").is_file():
+    course = ResultsFolder(args.results.resolve()).course_dir
+    if not Course(course).config_path.is_file():
         print(f"ERROR: {args.results} holds no graded course (run python -m autograder grade first)", file=sys.stderr)
         return 2
     port, token = args.port or free_port(args.ip), secrets.token_hex(24)

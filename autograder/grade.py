@@ -39,7 +39,6 @@ from autograder import (
     launchers,
     overrides,
     paths,
-    results_folder,
     roster,
     runlock,
     sandbox,
@@ -340,7 +339,7 @@ def finish(
     for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
     write_reports(out, results)
-    histogram(results, folder.path(results_folder.SCORES))
+    histogram(results, folder.scores_png)
     _similarity(out, results, similarity)
     return results
 
@@ -403,13 +402,13 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     }
     sharding.claim(opts.out, opts.shard)
     enrolled = roster.load(opts.roster) if opts.roster else None
-    if opts.roster and opts.roster.resolve() != opts.folder.path(results_folder.ROSTER).resolve():
+    if opts.roster and opts.roster.resolve() != opts.folder.roster.resolve():
         opts.out.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(opts.roster, opts.folder.path(results_folder.ROSTER))  # export and merge use it too
+        shutil.copyfile(opts.roster, opts.folder.roster)  # export and merge use it too
     if opts.late:
         late.load(opts.late)  # a policy that cannot be read stops the run here
         opts.out.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(opts.late, opts.folder.path(results_folder.LATE_POLICY))
+        shutil.copyfile(opts.late, opts.folder.late_policy)
     items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts.folder, needed, opts.limits.cell_seconds)
@@ -506,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(table(results))
     print(f"\n{summary(results)}")
-    print(f"\n{len(results)} row(s) in {opts.folder.path(results_folder.GRADES)} ({time.perf_counter() - t0:.1f} s)")
+    print(f"\n{len(results)} row(s) in {opts.folder.grades_csv} ({time.perf_counter() - t0:.1f} s)")
     return exit_code(results)
 
 

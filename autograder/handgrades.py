@@ -17,11 +17,9 @@ from pathlib import Path
 import nbformat
 
 from autograder import answers
-from autograder import results_folder as layout
 from autograder.course import COURSE_ID, Course
 from autograder.results import NotebookResult, write_json_atomic
-
-FILE = layout.HAND_HISTORY
+from autograder.results_folder import ResultsFolder
 
 
 def _submitted(course: Course, result: NotebookResult) -> Path:
@@ -49,6 +47,7 @@ def revisit(course: Course, result: NotebookResult, before: dict[str, str] | Non
     if before is None or not any(t.manual for t in result.tests):
         return []
     now, reopened, history = _written(_submitted(course, result)), [], []
+    kept = ResultsFolder(course.root.parent).hand_history  # the course is in its results folder
     with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
         for test in (t for t in result.tests if t.manual):
             try:
@@ -61,19 +60,19 @@ def revisit(course: Course, result: NotebookResult, before: dict[str, str] | Non
             if before.get(test.name) == now.get(test.name):
                 grade.needs_manual_grade = False  # the same answer: the score a person gave stands
                 continue
-            history.append(_entry(result, test.name, float(grade.manual_score), comment.manual_comment or ""))
+            history.append(_entry(result, test.name, float(grade.manual_score), comment.manual_comment or "", kept))
             grade.manual_score, comment.manual_comment = None, None
             grade.needs_manual_grade = grade.auto_score is None  # a blank answer is nbgrader's automatic 0
             reopened.append(test.name)
         gb.db.commit()
-    _keep(course.root.parent / FILE, history)
+    _keep(kept, history)
     return reopened
 
 
-def _entry(result: NotebookResult, answer: str, points: float, comment: str) -> dict:
+def _entry(result: NotebookResult, answer: str, points: float, comment: str, kept: Path) -> dict:
     print(
         f"{result.student_id} · {result.notebook} · {answer}: the written answer changed; its hand score "
-        f"({points:g}) is set aside in {FILE} and it needs grading again",
+        f"({points:g}) is set aside in {kept.name} and it needs grading again",
         file=sys.stderr,
     )
     when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -34,11 +34,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import results_folder as layout
 from autograder.results import NotebookResult, Status, write_json_atomic
+from autograder.results_folder import ResultsFolder
 
-POLICY_FILE = layout.LATE_POLICY
-TIMES_FILE = layout.TIMES
 MAX_SMALL_FILE = 2**20
 
 
@@ -129,7 +127,7 @@ def record_times(out: Path, submissions: Path, items: list) -> None:
     """Keep each submission's time (and an LMS's late mark) in RESULTS/timestamps.json."""
     table = _table(submissions)
     try:
-        kept = json.loads((out / TIMES_FILE).read_text(encoding="utf-8"))
+        kept = json.loads(ResultsFolder(out).timestamps.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         kept = {}
     for item in items:
@@ -142,7 +140,7 @@ def record_times(out: Path, submissions: Path, items: list) -> None:
         except LateError:
             stamp = ""
         kept[item.key] = {"timestamp": stamp, "late_mark": bool(item.late), "content_hash": item.content_hash}
-    write_json_atomic(out / TIMES_FILE, kept)
+    write_json_atomic(ResultsFolder(out).timestamps, kept)
 
 
 def _folder_stamp(folder: Path) -> str:
@@ -160,11 +158,12 @@ def _table(submissions: Path) -> dict[tuple[str, str], str]:
 
 def apply(out: Path, results: list[NotebookResult]) -> None:
     """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
-    if not (out / POLICY_FILE).is_file():
+    folder = ResultsFolder(out)
+    if not folder.late_policy.is_file():
         return
-    policy = load(out / POLICY_FILE)
+    policy = load(folder.late_policy)
     try:
-        times = json.loads((out / TIMES_FILE).read_text(encoding="utf-8"))
+        times = json.loads(folder.timestamps.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         times = {}
     for result in (r for r in results if r.status == Status.GRADED):

@@ -43,7 +43,9 @@ def export_main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     pending = sum(t.pending for r in results for t in r.tests)
-    print(f"{len(results)} row(s) in {args.results / 'grades.csv'}; {pending} written answer(s) still to grade")
+    print(
+        f"{len(results)} row(s) in {ResultsFolder(args.results).grades_csv}; {pending} written answer(s) still to grade"
+    )
     return 0
 
 

@@ -32,20 +32,18 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder import grade, handgrades, late, overrides, results_folder, runlock
+from autograder import grade, overrides, runlock
 from autograder import roster as rosters
 from autograder import shard as sharding
 from autograder.course import COURSE_ID, Course
-from autograder.report import ROSTER_FILE, summary, table
+from autograder.report import summary, table
 from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
 from autograder.results_folder import ResultsFolder, SavedState
 
-MERGE_FILE = results_folder.MERGED
 # What an instructor decided in the shards' folders, carried into the merged one: the late
 # policy and the roster (the same in every shard), and each shard's overrides, set-aside
 # hand scores and submission times (each shard's learners are its own).
-SAME_IN_EVERY_SHARD = (late.POLICY_FILE, ROSTER_FILE)
 
 
 class MergeError(ValueError):
@@ -71,7 +69,8 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
             problems.append(str(exc))
             continue
         if record is None:
-            problems.append(f"{folder}: not a shard's results (no {sharding.SHARD_FILE}; grade it with --shard K/N)")
+            record_name = ResultsFolder(folder).shard_record.name
+            problems.append(f"{folder}: not a shard's results (no {record_name}; grade it with --shard K/N)")
             continue
         records[folder] = record
     if problems:
@@ -148,9 +147,9 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
 
 def _decisions_differ(folders: list[Path]) -> list[str]:
     """A late policy or roster that is not the same file in every shard (or in none)."""
-    problems = []
-    for name in SAME_IN_EVERY_SHARD:
-        held = {f: (f / name).read_bytes() if (f / name).is_file() else None for f in folders}
+    problems, shards = [], {f: ResultsFolder(f).same_in_every_shard() for f in folders}
+    for i, name in enumerate(p.name for p in next(iter(shards.values()), ())):
+        held = {f: kept[i].read_bytes() if kept[i].is_file() else None for f, kept in shards.items()}
         if len(set(held.values())) > 1:
             which = ", ".join(f"{f} {'has one' if b is not None else 'has none'}" for f, b in held.items())
             problems.append(f"the shards hold different {name} files ({which}): grade every shard with the same one")
@@ -168,27 +167,28 @@ def _json(path: Path, default):
 
 def carry_decisions(folders: list[Path], out: Path) -> None:
     """Put the shards' late policy, roster, overrides, set-aside hand scores and times in `out`."""
-    for name in SAME_IN_EVERY_SHARD:
-        first = next((f / name for f in folders if (f / name).is_file()), None)
+    merged, shards = ResultsFolder(out), [ResultsFolder(f) for f in folders]
+    for i, dest in enumerate(merged.same_in_every_shard()):
+        first = next((p for s in shards if (p := s.same_in_every_shard()[i]).is_file()), None)
         if first is not None:
-            shutil.copyfile(first, out / name)
+            shutil.copyfile(first, dest)
     given = overrides.Store(out)  # the overrides file's own reader and writer
     aside: list = []
     times: dict = {}
-    for folder in folders:
+    for shard in shards:
         try:
-            held = overrides.Store(folder)
+            held = overrides.Store(shard.root)
         except (ValueError, TypeError, AttributeError) as exc:
-            raise MergeError(f"{folder / overrides.FILE} cannot be read ({exc}): mend or remove it") from exc
+            raise MergeError(f"{shard.overrides} cannot be read ({exc}): mend or remove it") from exc
         given.current.update(held.current)
         given.history += held.history
         given.changed |= bool(held.current or held.history)
-        aside += _json(folder / handgrades.FILE, {}).get("set_aside", [])
-        times.update(_json(folder / late.TIMES_FILE, {}))
+        aside += _json(shard.hand_history, {}).get("set_aside", [])
+        times.update(_json(shard.timestamps, {}))
     given.save()
-    for name, value, kept in ((handgrades.FILE, {"set_aside": aside}, aside), (late.TIMES_FILE, times, times)):
+    for path, value, kept in ((merged.hand_history, {"set_aside": aside}, aside), (merged.timestamps, times, times)):
         if kept:
-            write_json_atomic(out / name, value)
+            write_json_atomic(path, value)
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -275,10 +275,10 @@ def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: 
             copy_gradebook(db, course.db_path)
     (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
     if key:
-        write_json_atomic(merged.path(results_folder.KEY_RECORD), {"fingerprint": key})  # by name only
+        write_json_atomic(merged.key_record, {"fingerprint": key})  # by name only
     carry_decisions(list(states), out)
-    if (out / ROSTER_FILE).is_file() and course.db_path.exists():
-        rosters.to_gradebook(rosters.load(out / ROSTER_FILE), course.db_path, COURSE_ID)  # formgrader's names
+    if merged.roster.is_file() and course.db_path.exists():
+        rosters.to_gradebook(rosters.load(merged.roster), course.db_path, COURSE_ID)  # formgrader's names
     # grade's own conclusion: written scores, overrides, late penalties, reports, and a
     # similarity report over everyone (a shard compared its own learners only)
     merged.reload()  # the shards' states, copied in since prepare read the (empty) folder
@@ -304,7 +304,7 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
     with building(out) as tmp, runlock.results_folder(tmp):
         results = _build(folders, states, tmp, names)
         write_json_atomic(
-            tmp / MERGE_FILE,
+            ResultsFolder(tmp).merge_record,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
         )
         if out.exists():
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(results))
     print(f"\n{summary(results)}")
     print(
-        f"\n{len(results)} row(s) from {len(args.shards)} shard(s) in {args.out.resolve() / 'grades.csv'} "
+        f"\n{len(results)} row(s) from {len(args.shards)} shard(s) in {ResultsFolder(args.out.resolve()).grades_csv} "
         f"({time.perf_counter() - t0:.1f} s)"
     )
     return 0

@@ -18,14 +18,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder import results_folder as layout
 from autograder.course import COURSE_ID, Course
 from autograder.results import NotebookResult, Status, write_json_atomic
+from autograder.results_folder import ResultsFolder
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
-FILE = layout.OVERRIDES
 SAID = "Score set by your instructor"
 
 
@@ -52,7 +51,7 @@ class Store:
     """RESULTS/overrides.json: the overrides in force and the history of those dropped."""
 
     def __init__(self, out: Path) -> None:
-        self.path = out / FILE
+        self.path = ResultsFolder(out).overrides
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             self.current = {o.key: o for o in (Override(**x) for x in data.get("overrides", []))}
@@ -226,6 +225,6 @@ def tell(dropped: list[Override]) -> None:
     for o in dropped:
         print(
             f"override dropped: {o.student_id} · {o.notebook} · {o.test} ({o.points:g} points, given by {o.source}): "
-            f"the submission changed and was graded again ({FILE} keeps it in 'dropped')",
+            f"the submission changed and was graded again (overrides.json keeps it in 'dropped')",
             file=sys.stderr,
         )

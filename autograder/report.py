@@ -7,12 +7,11 @@ import unicodedata
 from pathlib import Path
 
 from autograder import intake, paths
-from autograder import results_folder as layout
 from autograder import roster as rosters
 from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
+from autograder.results_folder import ResultsFolder
 
 MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
-ROSTER_FILE = layout.ROSTER  # RESULTS/roster.csv: the copy `grade --roster` keeps
 
 # DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
 # per notebook, so nbgrader's rows are ours), then this grader's own.
@@ -152,20 +151,22 @@ def lms_csv(
 def write_reports(out: Path, results: list[NotebookResult]) -> None:
     """grades.csv, lms.csv, results.json and, with a roster, canvas.csv and moodle.csv, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
-    roster = rosters.load(out / ROSTER_FILE) if (out / ROSTER_FILE).is_file() else None
-    texts = [(layout.GRADES, grades_csv(results, roster)), (layout.LMS, lms_csv(results, roster=roster))]
+    folder = ResultsFolder(out)
+    roster = rosters.load(folder.roster) if folder.roster.is_file() else None
+    texts = {"grades": grades_csv(results, roster), "lms": lms_csv(results, roster=roster)}
     if roster is not None:
         from autograder import exports
 
         names = paths.notebook_names()
-        texts += [(layout.CANVAS, exports.canvas_csv(results, roster, names))]
-        texts += [(layout.MOODLE, exports.moodle_csv(results, roster, names))]
-    for name, text in texts:
-        tmp = out / f".{name}.{os.getpid()}.tmp"
+        texts["canvas"] = exports.canvas_csv(results, roster, names)
+        texts["moodle"] = exports.moodle_csv(results, roster, names)
+    reports = folder.reports()
+    for kind, text in texts.items():
+        tmp = reports[kind].with_name(f".{reports[kind].name}.{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
-        os.replace(tmp, out / name)
+        os.replace(tmp, reports[kind])
     ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
-    write_json_atomic(out / layout.RESULTS, {"submissions": [r.to_dict() for r in ordered]})
+    write_json_atomic(folder.results_json, {"submissions": [r.to_dict() for r in ordered]})
 
 
 def printable(text: str) -> str:

@@ -2,7 +2,7 @@
 
     RESULTS/
       grades.csv lms.csv canvas.csv moodle.csv results.json scores.png   the reports
-      similarity.html similarity.csv                                     the similarity report
+      similarity.html similarity.csv similarity.json                     the similarity report (and its marks)
       feedback/<student>/<notebook>.html                                 what learners get
       .state/<student>/<notebook>.json (+ .ipynb)                        each graded submission
       .course/                                                           nbgrader's course (gradebook.db)
@@ -12,7 +12,9 @@
 
 Every command that reads or writes a results folder (grade, merge, export, mark, replay,
 similarity, gradescope) goes through a ResultsFolder; saved states are typed and read from
-disk once, then kept up to date as they are saved.
+disk once, then kept up to date as they are saved. No other module joins a name onto a
+results folder's path: each asks a ResultsFolder for the path of what it holds (enforced by
+tests/test_results_layout.py).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CANVAS, MOODLE = "canvas.csv", "moodle.csv"
 OVERRIDES, HAND_HISTORY = "overrides.json", "hand_history.json"
 LATE_POLICY, TIMES, ROSTER = "late.toml", "timestamps.json", "roster.csv"
 SHARD, MERGED, KEY_RECORD, KEY, LOCK = "shard.json", "merged.json", "key.json", ".key", ".grade.lock"
+SIMILARITY_HTML, SIMILARITY_CSV, SIMILARITY_MARKS = "similarity.html", "similarity.csv", "similarity.json"
 
 
 def state_name(text: str) -> str:
@@ -79,9 +82,99 @@ class ResultsFolder:
     def __repr__(self) -> str:
         return f"ResultsFolder({str(self.root)!r})"
 
-    def path(self, name: str) -> Path:
-        """A file or folder of the results folder, by one of this module's names."""
-        return self.root / name
+    # the reports
+    @property
+    def grades_csv(self) -> Path:
+        return self.root / GRADES
+
+    @property
+    def results_json(self) -> Path:
+        return self.root / RESULTS
+
+    @property
+    def scores_png(self) -> Path:
+        return self.root / SCORES
+
+    def reports(self) -> dict[str, Path]:
+        """The CSV reports by what they are for: 'grades', 'lms', 'canvas', 'moodle'."""
+        return {
+            "grades": self.grades_csv,
+            "lms": self.root / LMS,
+            "canvas": self.root / CANVAS,
+            "moodle": self.root / MOODLE,
+        }
+
+    @property
+    def similarity_html(self) -> Path:
+        return self.root / SIMILARITY_HTML
+
+    @property
+    def similarity_csv(self) -> Path:
+        return self.root / SIMILARITY_CSV
+
+    @property
+    def similarity_marks(self) -> Path:
+        """The last similarity report's marks, put back into results.json whenever it is rewritten."""
+        return self.root / SIMILARITY_MARKS
+
+    # what people decided
+    @property
+    def overrides(self) -> Path:
+        """The scores instructors set by hand (autograder.overrides)."""
+        return self.root / OVERRIDES
+
+    @property
+    def hand_history(self) -> Path:
+        """The hand scores set aside when a written answer changed (autograder.handgrades)."""
+        return self.root / HAND_HISTORY
+
+    @property
+    def late_policy(self) -> Path:
+        return self.root / LATE_POLICY
+
+    @property
+    def timestamps(self) -> Path:
+        """When each submission was handed in, as the runs found it (autograder.late)."""
+        return self.root / TIMES
+
+    @property
+    def roster(self) -> Path:
+        """The copy of the course roster `grade --roster` keeps."""
+        return self.root / ROSTER
+
+    def same_in_every_shard(self) -> tuple[Path, Path]:
+        """The decisions every shard of a course holds alike: the late policy and the roster."""
+        return self.late_policy, self.roster
+
+    # the run's own records
+    @property
+    def shard_record(self) -> Path:
+        """Which shard of the learners this folder holds (autograder.shard)."""
+        return self.root / SHARD
+
+    @property
+    def merge_record(self) -> Path:
+        """Which shards a merged folder was made from (autograder.merge)."""
+        return self.root / MERGED
+
+    @property
+    def key_record(self) -> Path:
+        """The fingerprint of the course key this folder was graded with (autograder.coursekey)."""
+        return self.root / KEY_RECORD
+
+    @property
+    def key_file(self) -> Path:
+        """Where the course key is kept when no other place is named."""
+        return self.root / KEY
+
+    @property
+    def lock_file(self) -> Path:
+        """The lock one live run holds (autograder.runlock)."""
+        return self.root / LOCK
+
+    def has_states(self) -> bool:
+        """Whether any submission's state is saved here (read from disk, not the cached states)."""
+        return any(self.state_dir.glob("*/*.json"))
 
     @property
     def course_dir(self) -> Path:

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from autograder import results_folder as layout
+from autograder.results_folder import ResultsFolder
 from autograder.sandbox import SANDBOX_UID  # the fixed uid of the modes without blocks: never in one
 
 FIRST_UID = 100_000
@@ -90,7 +90,7 @@ def try_lock(path: Path):
 def results_folder(out: Path) -> Iterator[None]:
     """Hold RESULTS for this run; refuse if another live run holds it."""
     out.mkdir(parents=True, exist_ok=True)
-    lock = out / layout.LOCK
+    lock = ResultsFolder(out).lock_file
     fh = try_lock(lock)
     if fh is None:
         owner = lock.read_text().strip() or "another process"

@@ -29,10 +29,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import results_folder as layout
 from autograder.results import write_json_atomic
+from autograder.results_folder import ResultsFolder
 
-SHARD_FILE = layout.SHARD
 COUNT_ENV = "AUTOGRADER_SHARDS"
 
 
@@ -131,14 +130,15 @@ def select(items: list, shard: Shard | None) -> list:
 
 def read(folder: Path) -> dict | None:
     """A results folder's shard.json, or None when it has none."""
+    path = ResultsFolder(folder).shard_record
     try:
-        data = json.loads((folder / SHARD_FILE).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise ShardError(f"{folder / SHARD_FILE}: unreadable ({exc})") from None
+        raise ShardError(f"{path}: unreadable ({exc})") from None
     if not isinstance(data, dict) or not all(isinstance(data.get(k), int) for k in ("index", "count")):
-        raise ShardError(f"{folder / SHARD_FILE}: not a shard record")
+        raise ShardError(f"{path}: not a shard record")
     return data
 
 
@@ -159,7 +159,7 @@ def claim(out: Path, shard: Shard | None) -> None:
         raise ShardError(
             f"{out} holds shard {held['index']}/{held['count']}, not {shard}: give each shard its own results folder"
         )
-    if held is None and any((out / ".state").glob("*/*.json")):
+    if held is None and ResultsFolder(out).has_states():
         raise ShardError(f"{out} already holds results graded without --shard: give shard {shard} a new folder")
 
 
@@ -167,4 +167,4 @@ def record(out: Path, shard: Shard | None, digest: str, key: str = "") -> None:
     """Write RESULTS/shard.json: which shard, the sources and engine and the course key's fingerprint."""
     if shard is not None:
         data = {"index": shard.index, "count": shard.count, "digest": digest, "key": key}
-        write_json_atomic(out / SHARD_FILE, data)
+        write_json_atomic(ResultsFolder(out).shard_record, data)

@@ -38,7 +38,6 @@ import nbformat
 import numpy as np
 
 from autograder import answers, paths
-from autograder import results_folder as layout
 from autograder.report import csv_text
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
@@ -221,13 +220,11 @@ def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None
     for p in found:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
         rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.tokens, p.flagged_at >= threshold, cells])
-    (results_dir / "similarity.csv").write_text(csv_text(rows), encoding="utf-8")
-    (results_dir / "similarity.html").write_text(html_report(found, threshold), encoding="utf-8")
+    folder = ResultsFolder(results_dir)
+    folder.similarity_csv.write_text(csv_text(rows), encoding="utf-8")
+    folder.similarity_html.write_text(html_report(found, threshold), encoding="utf-8")
     _mark_results(results_dir, marks)
     return found
-
-
-MARKS = "similarity.json"  # the last report's marks, put back into results.json whenever it is rewritten
 
 
 def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
@@ -235,8 +232,9 @@ def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: b
 
     `fill`: a submission the report has no pair for is marked unflagged (a fresh report); else left unmarked.
     """
-    write_json_atomic(results_dir / MARKS, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
-    path = results_dir / layout.RESULTS
+    folder = ResultsFolder(results_dir)
+    write_json_atomic(folder.similarity_marks, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
+    path = folder.results_json
     if not path.exists():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -250,7 +248,7 @@ def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: b
 def reapply(results_dir: Path) -> None:
     """Put the last report's marks back into a rewritten results.json (nothing when there was no report)."""
     try:
-        saved = json.loads((results_dir / MARKS).read_text(encoding="utf-8"))
+        saved = json.loads(ResultsFolder(results_dir).similarity_marks.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     marks = {(m.pop("student_id", None), m.pop("notebook", None)): m for m in saved if isinstance(m, dict)}
@@ -327,5 +325,5 @@ def main(argv: list[str] | None = None) -> int:
     found = write(args.results, results, args.earlier, args.threshold)
     flagged = sum(p.flagged_at >= args.threshold for p in found)
     print(f"{len(found)} pair(s) compared, {flagged} flagged ({time.perf_counter() - t0:.1f} s): "
-          f"{args.results / 'similarity.html'}, similarity.csv")  # fmt: skip
+          f"{ResultsFolder(args.results).similarity_html}, similarity.csv")  # fmt: skip
     return 0

@@ -12,6 +12,7 @@ import pytest
 from test_shard import _fake_shard, _refused
 
 from autograder import coursekey, grade, merge
+from autograder import results_folder as layout
 from autograder import shard as sharding
 from autograder.gradescope import KEY_IN_ZIP, build_zip, learner_id
 
@@ -80,8 +81,8 @@ def test_merge_refuses_shards_graded_with_different_keys(tmp_path):
     out = tmp_path / "merged"
     shards = [_fake_shard(tmp_path / f"s{k}", k, 2) for k in (1, 2)]
     for folder, fp in zip(shards, ("a" * 16, "b" * 16), strict=True):
-        record = json.loads((folder / sharding.SHARD_FILE).read_text())
-        (folder / sharding.SHARD_FILE).write_text(json.dumps({**record, "key": fp}))
+        record = json.loads((folder / layout.SHARD).read_text())
+        (folder / layout.SHARD).write_text(json.dumps({**record, "key": fp}))
     _refused(shards, out, "different course keys")
     assert merge.main([str(f) for f in shards] + ["--out", str(out), "--quiet"]) == 2
 
@@ -89,7 +90,7 @@ def test_merge_refuses_shards_graded_with_different_keys(tmp_path):
 def test_shard_records_hold_the_fingerprint_never_the_key(tmp_path):
     key = coursekey.load(tmp_path / "k")
     sharding.record(tmp_path / "R", sharding.Shard(1, 2), "digest", coursekey.fingerprint(key))
-    text = (tmp_path / "R" / sharding.SHARD_FILE).read_text()
+    text = (tmp_path / "R" / layout.SHARD).read_text()
     assert json.loads(text)["key"] == coursekey.fingerprint(key) and key.hex() not in text
 
 

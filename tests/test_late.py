@@ -10,6 +10,7 @@ import pytest
 from support import make_submission
 
 from autograder import answers, grade, intake, late, launchers, paths
+from autograder import results_folder as layout
 from autograder.limits import Limits
 from autograder.results import NotebookResult
 
@@ -58,7 +59,7 @@ def test_a_blackboard_time_and_a_timestamps_csv_row_are_used(tmp_path):
     (subs / "timestamps.csv").write_text("student_id,notebook,timestamp\ncy,,2026-12-01T20:00:00Z\n")
     out = tmp_path / "out"
     (out).mkdir()
-    (out / late.POLICY_FILE).write_text(POLICY)
+    (out / layout.LATE_POLICY).write_text(POLICY)
     items = intake.collect(subs, KNOWN)
     assert all(isinstance(i, intake.Submission) for i in items)  # timestamps.csv is no submission
     late.record_times(out, subs, items)

@@ -10,6 +10,7 @@ from conftest import ROOT
 from test_shard import NB01, _fake_shard
 
 from autograder import merge
+from autograder import results_folder as layout
 from autograder import shard as sharding
 
 KILLED_MIDWAY = """
@@ -47,7 +48,7 @@ def test_a_merge_killed_midway_leaves_no_results_and_runs_again(tmp_path):
     rows = json.loads((out / "results.json").read_text())["submissions"]
     assert sorted(r["student_id"] for r in rows) == ["ada", "ben", "cy", "gil"]
     assert all(r["notebook"] == NB01 for r in rows)
-    assert json.loads((out / merge.MERGE_FILE).read_text())["count"] == 3
+    assert json.loads((out / layout.MERGED).read_text())["count"] == 3
     assert str(out / ".course") in (out / ".course" / "nbgrader_config.py").read_text()
     assert merge.main(argv) == 2  # a finished merge is never overwritten
 

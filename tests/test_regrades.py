@@ -19,7 +19,8 @@ from conftest import ROOT
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import answers, grade, handgrades, launchers, overrides
+from autograder import answers, grade, launchers, overrides
+from autograder import results_folder as layout
 from autograder.course import COURSE_ID
 from autograder.limits import Limits
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL, NO_ANSWER
@@ -105,7 +106,7 @@ def test_mark_overrides_a_test_everywhere_keeps_it_on_a_rerun_and_drops_it_on_a_
     assert f"override dropped: wes · {NB} · {test.name}" in err
     assert changed.score == first.score and not any(t.overridden for t in changed.tests)
     assert _row(tmp_path)["overridden"] == ""
-    record = json.loads((tmp_path / "out" / overrides.FILE).read_text())
+    record = json.loads((tmp_path / "out" / layout.OVERRIDES).read_text())
     assert record["overrides"] == [] and record["dropped"][0]["comment"] == "Hard-coded the shape: 1 point."
     assert overrides.SAID not in _page(tmp_path)
     with _gb(tmp_path) as gb:
@@ -123,7 +124,7 @@ def test_a_score_typed_in_formgraders_box_for_a_test_is_honoured_by_export(tmp_p
     assert run.returncode == 0, run.stderr
     assert float(_row(tmp_path)["score"]) == first.score - test.max_score
     assert _row(tmp_path)["overridden"] == test.name
-    [held] = json.loads((tmp_path / "out" / overrides.FILE).read_text())["overrides"]
+    [held] = json.loads((tmp_path / "out" / layout.OVERRIDES).read_text())["overrides"]
     assert (held["test"], held["points"], held["source"]) == (test.name, 0.0, "formgrader")
     assert overrides.SAID in _page(tmp_path)
     again = _grade(tmp_path)
@@ -138,7 +139,7 @@ def test_an_override_outside_the_tests_range_or_of_an_unknown_test_is_refused(tm
     assert too_many.returncode == 2 and f"outside 0..{test.max_score:g}" in too_many.stderr
     unknown = _cli("mark", str(tmp_path / "out"), "wes", NB, "no_such_test", "1")
     assert unknown.returncode == 2 and "no graded answer" in unknown.stderr
-    assert not (tmp_path / "out" / overrides.FILE).exists()
+    assert not (tmp_path / "out" / layout.OVERRIDES).exists()
 
 
 def test_a_changed_written_answer_needs_a_person_again_and_its_old_score_is_history(tmp_path):
@@ -156,7 +157,7 @@ def test_a_changed_written_answer_needs_a_person_again_and_its_old_score_is_hist
     assert {t.name: (t.status, t.score) for t in reopened.tests}[gid] == (NEEDS_MANUAL, 0.0)
     assert _row(tmp_path)["needs_manual_grading"] == gid
     assert "All three axes." not in _page(tmp_path) and NEEDS_MANUAL in _page(tmp_path)
-    [old] = json.loads((tmp_path / "out" / handgrades.FILE).read_text())["set_aside"]
+    [old] = json.loads((tmp_path / "out" / layout.HAND_HISTORY).read_text())["set_aside"]
     assert (old["answer"], old["points"], old["comment"]) == (gid, 2.0, "All three axes.")
     with _gb(tmp_path) as gb:  # formgrader lists it again
         grade_row = gb.find_grade(gid, NB, NB, "wes")
