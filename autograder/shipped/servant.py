@@ -234,7 +234,7 @@ class Servant:
         """One request of the grader's (a comm message): its reply, as (JSON, buffers)."""
         req = data["req"]
         arrays = codec.unpack(data.get("arrays", {}), buffers, NO_LIMIT, 64, NO_LIMIT)
-        enc, sink = Encoder(self), Discard()
+        enc, sink = Encoder(self), io.StringIO()
         try:  # what the learner's code prints while the grader calls it is never shown
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 value = self.ops[req["op"]](req, Decoder(self, arrays))
