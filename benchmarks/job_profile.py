@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -33,7 +34,7 @@ import torch  # noqa: E402
 from bench import floor_seconds  # noqa: E402
 from support import make_submission  # noqa: E402
 
-from autograder import answers, grade, harness, launchers, paths, remote  # noqa: E402
+from autograder import answers, grade, harness, launchers, membudget, paths, remote, worker  # noqa: E402
 from autograder.limits import Limits  # noqa: E402
 from autograder.results_folder import ResultsFolder  # noqa: E402
 
@@ -45,10 +46,29 @@ class Timers:
         self.tests: dict[str, float] = collections.defaultdict(float)
         self.calls: dict[tuple[str, str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
         self.current = ""
+        self.cpu: list[tuple[float, float]] = []  # per job: (grader CPU s, kernel CPU s)
 
     def install(self):
-        """Wrap Harness.run_test and KernelLink.request (this process only); returns what undoes it."""
+        """Wrap Harness.run_test, KernelLink.request and the job (this process only); returns what undoes it."""
         run_test, request, timers = harness.Harness.run_test, remote.KernelLink.request, self
+        trusted, run_job = worker._trusted_checks, worker.run_job
+        kernel_cpu = [0.0]
+
+        def timed_trusted(*args):
+            checks = trusted(*args)
+
+            def run(client, deadline):
+                checks(client, deadline)
+                kernel_cpu[0] = _kernel_cpu(client.km)
+
+            return run
+
+        def timed_job(*args, **kwargs):
+            kernel_cpu[0], t0 = 0.0, time.process_time()
+            try:
+                return run_job(*args, **kwargs)
+            finally:
+                timers.cpu.append((time.process_time() - t0, kernel_cpu[0]))
 
         def timed_test(self, cell):
             timers.current = answers.nbgrader_id(cell)
@@ -69,11 +89,36 @@ class Timers:
                 entry[1] += time.perf_counter() - t0
 
         harness.Harness.run_test, remote.KernelLink.request = timed_test, timed_request
+        worker._trusted_checks, worker.run_job = timed_trusted, timed_job
 
         def undo() -> None:
             harness.Harness.run_test, remote.KernelLink.request = run_test, request
+            worker._trusted_checks, worker.run_job = trusted, run_job
 
         return undo
+
+
+def _kernel_cpu(km) -> float:
+    """CPU seconds the job's kernel processes have used so far (read from /proc, as membudget finds them)."""
+    found = membudget.for_kernel(km).__closure__
+    processes = next(c.cell_contents for c in found or () if isinstance(c.cell_contents, membudget.KernelProcesses))
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in processes.pids():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / ticks  # utime, stime, cutime, cstime
+    return total
+
+
+def floor_cpu(name: str) -> tuple[float, float]:
+    """The floor's wall seconds and CPU seconds (its process and children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = floor_seconds(name)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def _check_line() -> str:
@@ -146,7 +191,8 @@ def main() -> int:
     names = [n for want in args.notebooks for n in paths.notebook_names() if n.startswith(want)]
     for name in names:
         floor_load = load()
-        floor = min(floor_seconds(name) for _ in range(2))
+        floors = [floor_cpu(name) for _ in range(2)]
+        floor, floor_cpu_s = min(w for w, _ in floors), min(c for _, c in floors)
         timers = Timers()
         undo = timers.install()
         work = Path(tempfile.mkdtemp(prefix="job-profile-"))
@@ -157,6 +203,12 @@ def main() -> int:
             undo()
             shutil.rmtree(work, ignore_errors=True)
         report(name, results, timers, floor, floor_load, args.calls)
+        cpu = [g + k for g, k in timers.cpu]
+        print(
+            f"  CPU (load-robust): job {sum(cpu) / len(cpu):.3f} s (grader {sum(g for g, _ in timers.cpu) / len(cpu):.3f}"
+            f" + kernel {sum(k for _, k in timers.cpu) / len(cpu):.3f}), floor {floor_cpu_s:.3f} s,"
+            f" ratio {sum(cpu) / len(cpu) / floor_cpu_s:.2f}"
+        )
     return 0
 
 
