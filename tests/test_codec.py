@@ -141,6 +141,34 @@ def test_the_learners_exceptions_come_back_as_builtin_ones():
         _ask(serve, {"op": "global", "name": "missing"}, {})
 
 
+def _backward(serve, handle, inputs: list, grads: list) -> list:
+    """A call of the learner's function on inputs that require grad, then its backward with these grads."""
+    enc = remote.Encoder({})
+    req = {"op": "call", "target": handle._r_id, "args": enc.encode(inputs), "kwargs": enc.encode({})}
+    _ask(serve, req, enc.arrays)
+    enc = remote.Encoder({})
+    return _ask(serve, {"op": "backward", "call": 1, "grads": enc.encode(grads)}, enc.arrays)
+
+
+def test_the_servants_backward_gives_the_inputs_the_gradients_pytorch_does():
+    def two_outputs(a, b):
+        return (a * b).tanh(), a.exp() @ b.T
+
+    serve = servant.Servant(namespace={"f": two_outputs}).serve
+    handle = _ask(serve, {"op": "global", "name": "f"}, {})
+    gen = torch.Generator().manual_seed(0)
+    a, b = (torch.randn(3, 4, generator=gen, dtype=torch.float64) for _ in range(2))
+    grads = [
+        torch.randn(3, 4, generator=gen, dtype=torch.float64),
+        torch.randn(3, 3, generator=gen, dtype=torch.float64),
+    ]
+    got = _backward(serve, handle, [a.requires_grad_(), b.requires_grad_()], grads)
+    torch.autograd.backward(list(two_outputs(a, b)), grads)
+    assert torch.allclose(got[0], a.grad, rtol=0, atol=1e-12) and torch.allclose(got[1], b.grad, rtol=0, atol=1e-12)
+    with pytest.raises(RuntimeError, match="shape"):  # a gradient of another shape is refused, never broadcast
+        _backward(serve, handle, [a.detach().requires_grad_(), b.detach().requires_grad_()], [grads[0], grads[0]])
+
+
 def test_every_op_the_grader_sends_has_a_method():
     ops = servant.Servant().ops
     assert all(callable(m) and m.__name__ == f"op_{op}" for op, m in ops.items())
