@@ -23,4 +23,4 @@ def source_notebook(name: str, solutions: Path = SOLUTIONS) -> Path:
 
 
 SHIPPED = Path(__file__).resolve().parent / "shipped"  # runs in other processes; imports nothing of ours
-CHANNEL_RELAY = Path(__file__).resolve().parent / "channel_relay.py"
+CHANNEL_RELAY = SHIPPED / "channel_relay.py"

@@ -61,7 +61,7 @@ class TestResult:
     hidden_checks: int = 0  # checks its hidden part made
     failed_in: str = ""  # "visible" | "hidden": the part that failed
     manual: bool = False  # a written answer: its points are given by a person (nbgrader formgrader)
-    overridden: bool = False  # an instructor set this test's score (autograder.overrides)
+    overridden: bool = False  # an instructor set this test's score (autograder.run.overrides)
     auto_score: float | None = None  # what the automatic checks gave, when overridden
 
     @property
@@ -98,7 +98,7 @@ class NotebookResult:
     seconds: float = 0.0
     content_hash: str = ""
     timings: dict[str, float] = field(default_factory=dict)
-    duedate: str = ""  # this learner's due date (autograder.late), ISO 8601
+    duedate: str = ""  # this learner's due date (autograder.run.late), ISO 8601
     timestamp: str = ""  # when it was handed in, where known
     penalty: float = 0.0  # points taken for lateness (score is after it)
     late_note: str = ""  # the lateness, in words, for the feedback

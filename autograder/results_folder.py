@@ -28,8 +28,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import intake
 from autograder.results import NotebookResult, clean_text, write_json_atomic
+from autograder.submissions import intake
 
 STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
 GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.png"
@@ -120,12 +120,12 @@ class ResultsFolder:
     # what people decided
     @property
     def overrides(self) -> Path:
-        """The scores instructors set by hand (autograder.overrides)."""
+        """The scores instructors set by hand (autograder.run.overrides)."""
         return self.root / OVERRIDES
 
     @property
     def hand_history(self) -> Path:
-        """The hand scores set aside when a written answer changed (autograder.handgrades)."""
+        """The hand scores set aside when a written answer changed (autograder.run.handgrades)."""
         return self.root / HAND_HISTORY
 
     @property
@@ -134,7 +134,7 @@ class ResultsFolder:
 
     @property
     def timestamps(self) -> Path:
-        """When each submission was handed in, as the runs found it (autograder.late)."""
+        """When each submission was handed in, as the runs found it (autograder.run.late)."""
         return self.root / TIMES
 
     @property
@@ -149,17 +149,17 @@ class ResultsFolder:
     # the run's own records
     @property
     def shard_record(self) -> Path:
-        """Which shard of the learners this folder holds (autograder.shard)."""
+        """Which shard of the learners this folder holds (autograder.run.shard)."""
         return self.root / SHARD
 
     @property
     def merge_record(self) -> Path:
-        """Which shards a merged folder was made from (autograder.merge)."""
+        """Which shards a merged folder was made from (autograder.scale.merge)."""
         return self.root / MERGED
 
     @property
     def key_record(self) -> Path:
-        """The fingerprint of the course key this folder was graded with (autograder.coursekey)."""
+        """The fingerprint of the course key this folder was graded with (autograder.checks.coursekey)."""
         return self.root / KEY_RECORD
 
     @property
@@ -169,7 +169,7 @@ class ResultsFolder:
 
     @property
     def lock_file(self) -> Path:
-        """The lock one live run holds (autograder.runlock)."""
+        """The lock one live run holds (autograder.run.runlock)."""
         return self.root / LOCK
 
     def has_states(self) -> bool:

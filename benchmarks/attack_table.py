@@ -23,7 +23,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper  # noqa: E402
 from support import make_submission, tryout  # noqa: E402
 
-from autograder import answers, grade, paths  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.material import answers  # noqa: E402
+from autograder.run import grade  # noqa: E402
 
 # Attacks that harm the host when run unsandboxed (plain nbgrader has no sandbox): not run that way.
 HOST_HARMFUL = {

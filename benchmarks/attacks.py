@@ -25,9 +25,10 @@ import plain_nbgrader  # noqa: E402
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper  # noqa: E402
 from support import make_submission  # noqa: E402
 
-from autograder import grade, launchers, sandbox  # noqa: E402
-from autograder.limits import Limits  # noqa: E402
+from autograder.kernel import launchers, sandbox  # noqa: E402
+from autograder.kernel.limits import Limits  # noqa: E402
 from autograder.results_folder import ResultsFolder  # noqa: E402
+from autograder.run import grade  # noqa: E402
 
 HOST_HARMFUL = {"fork_bomb", "memory_hog", "kill_others", "write_outside", "output_flood", "stall_kernel", "network"}
 

@@ -30,10 +30,13 @@ import plain_nbgrader  # noqa: E402
 from attack_support import ZERO_ANSWERS, attack_files  # noqa: E402
 from support import catalogue_entries, make_submission  # noqa: E402
 
-from autograder import answers, grade, launchers, paths, preload, sandbox  # noqa: E402
-from autograder.limits import Limits  # noqa: E402
-from autograder.reference import kernel_env  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.kernel import launchers, preload, sandbox  # noqa: E402
+from autograder.kernel.limits import Limits  # noqa: E402
+from autograder.kernel.reference import kernel_env  # noqa: E402
+from autograder.material import answers  # noqa: E402
 from autograder.results_folder import ResultsFolder  # noqa: E402
+from autograder.run import grade  # noqa: E402
 
 NB01 = "01_scaled_dot_product_attention"
 KINDS = ["correct", "partial", "buggy", "attacking", "broken"]

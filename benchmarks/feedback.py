@@ -21,7 +21,7 @@ import nbformat  # noqa: E402
 from nbconvert.exporters import HTMLExporter  # noqa: E402
 
 from autograder import paths  # noqa: E402
-from autograder.nbgrader_ext import FeedbackExporter  # noqa: E402
+from autograder.gradebook.nbgrader_ext import FeedbackExporter  # noqa: E402
 
 
 def seconds(cls, nb) -> float:

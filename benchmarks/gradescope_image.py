@@ -37,7 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from test_gradescope import validate_results  # noqa: E402
 
-from autograder.gradescope import build_zip  # noqa: E402
+from autograder.scale.gradescope import build_zip  # noqa: E402
 
 
 def _descendants(pid: int) -> list[int]:

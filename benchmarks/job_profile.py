@@ -34,9 +34,13 @@ import torch  # noqa: E402
 from bench import floor_seconds  # noqa: E402
 from support import make_submission  # noqa: E402
 
-from autograder import answers, grade, harness, launchers, membudget, paths, remote, worker  # noqa: E402
-from autograder.limits import Limits  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.checks import harness, remote  # noqa: E402
+from autograder.kernel import launchers, membudget  # noqa: E402
+from autograder.kernel.limits import Limits  # noqa: E402
+from autograder.material import answers  # noqa: E402
 from autograder.results_folder import ResultsFolder  # noqa: E402
+from autograder.run import grade, worker  # noqa: E402
 
 
 class Timers:

@@ -21,9 +21,9 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder.execute import execute  # noqa: E402
-from autograder.limits import Limits  # noqa: E402
-from autograder.reference import kernel_env  # noqa: E402
+from autograder.kernel.execute import execute  # noqa: E402
+from autograder.kernel.limits import Limits  # noqa: E402
+from autograder.kernel.reference import kernel_env  # noqa: E402
 
 FLOOD = """
 import sys

@@ -26,7 +26,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import nbformat  # noqa: E402
 
-from autograder import answers, paths, similarity  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.material import answers  # noqa: E402
+from autograder.run import similarity  # noqa: E402
 from benchmarks.disguise import VARIANTS, disguise  # noqa: E402
 
 CATALOGUE = ROOT / "tests" / "catalogue"

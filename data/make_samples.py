@@ -16,7 +16,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import answers, paths  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.material import answers  # noqa: E402
 
 SAMPLES = ROOT / "data" / "sample_answers"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import answers
+from autograder.material import answers
 
 ATTACKS = Path(__file__).resolve().parent / "attacks"
 NB01 = "01_scaled_dot_product_attention"

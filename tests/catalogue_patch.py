@@ -23,7 +23,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 
 from support import reference_of  # noqa: E402
 
-from autograder import answer_patches  # noqa: E402
+from autograder.material import answer_patches  # noqa: E402
 
 HEADER = re.compile(r"^# %% answer (\S+)\s*$", re.MULTILINE)
 MOST = 0.5  # a section whose code changes more than this share of its lines stays whole

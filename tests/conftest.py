@@ -17,8 +17,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import catalogue_submissions, make_submission  # noqa: E402
 
-from autograder import coursecache, coursekey, grade, launchers, paths, release, sandbox  # noqa: E402
-from autograder.limits import Limits  # noqa: E402
+from autograder import paths  # noqa: E402
+from autograder.checks import coursekey  # noqa: E402
+from autograder.gradebook import coursecache, release  # noqa: E402
+from autograder.kernel import launchers, sandbox  # noqa: E402
+from autograder.kernel.limits import Limits  # noqa: E402
+from autograder.run import grade  # noqa: E402
 
 NAMES = paths.notebook_names()
 SANDBOX_PROBLEM = sandbox.available()

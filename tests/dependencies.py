@@ -19,7 +19,7 @@ import functools
 import symtable
 from dataclasses import dataclass, field
 
-from autograder import answers
+from autograder.material import answers
 
 OPAQUE = "*"  # the dependency of a name or test that cannot be read: every answer cell
 

@@ -6,7 +6,8 @@ import re
 
 import nbformat
 
-from autograder import answers, paths
+from autograder import paths
+from autograder.material import answers
 
 _BLOCK = {
     "solution": re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S),

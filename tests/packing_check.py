@@ -18,8 +18,10 @@ import nbformat
 from conftest import ROOT  # noqa: F401 - puts the project and tests/ on sys.path
 from support import catalogue_submissions, entry_tests, make_submission
 
-from autograder import grade, launchers, paths
-from autograder.limits import Limits
+from autograder import paths
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.run import grade
 
 
 def _lost(result) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Grading one submission under many course keys: its notebook runs once, its checks once per key.
 
-What a key changes is the hidden inputs the checks draw (autograder.coursekey.derive_seed),
+What a key changes is the hidden inputs the checks draw (autograder.checks.coursekey.derive_seed),
 not what the learner's notebook defines. So each submission's kernel runs its notebook once
-(rebuilt and sandboxed exactly as `grade` does, autograder.worker), and then the trusted
+(rebuilt and sandboxed exactly as `grade` does, autograder.run.worker), and then the trusted
 harness judges it once per key against that same live kernel, each time with fresh inputs
 of that key's own: K keys cost one notebook run plus K rounds of checks, not K runs.
 """
@@ -18,12 +18,15 @@ from contextlib import nullcontext
 
 import nbformat
 
-from autograder import answers, launchers, membudget, runlock, sandbox, scoring
-from autograder.harness import Harness
-from autograder.rebuild import rebuild
-from autograder.remote import KernelLink, RemoteError
+from autograder.checks import scoring
+from autograder.checks.harness import Harness
+from autograder.checks.remote import KernelLink, RemoteError
+from autograder.kernel import launchers, membudget, sandbox
+from autograder.material import answers
 from autograder.results import NotebookResult
-from autograder.worker import Job, _prepare_workdir, _run_sandboxed, in_kernel_verdicts, kernel_notebook
+from autograder.run import runlock
+from autograder.run.rebuild import rebuild
+from autograder.run.worker import Job, _prepare_workdir, _run_sandboxed, in_kernel_verdicts, kernel_notebook
 
 
 def keys(count: int, label: str = "stability") -> list[bytes]:

@@ -11,7 +11,8 @@ import nbformat
 from dependencies import answer_dependencies
 from nbclient import NotebookClient
 
-from autograder import answers, paths
+from autograder import paths
+from autograder.material import answers
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"
 

@@ -14,9 +14,11 @@ import pytest
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
 from support import make_submission
 
-from autograder import grade, paths, sandbox
-from autograder.feedback import strip_hidden
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook.feedback import strip_hidden
+from autograder.kernel import sandbox
+from autograder.kernel.limits import Limits
+from autograder.run import grade
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 ATTACKS = attack_files()

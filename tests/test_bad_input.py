@@ -13,12 +13,17 @@ import nbformat
 import pytest
 from bad_inputs import FORMULA_NAMES, GOOD, NB01, build_bad_inputs, write_zip
 
-from autograder import answers, feedback, grade, intake, launchers, paths, report
-from autograder.course import Course
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook import feedback
+from autograder.gradebook.course import Course
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
 from autograder.results_folder import ResultsFolder
+from autograder.run import grade, report
+from autograder.submissions import intake
 
 
 def _known():
@@ -142,7 +147,7 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     def broken(job, uid):
         raise RuntimeError("the grader tripped over this one")
 
-    monkeypatch.setattr("autograder.worker.run_job", broken)  # grade._run_one imports it when called
+    monkeypatch.setattr("autograder.run.worker.run_job", broken)  # grade._run_one imports it when called
     [job] = todo()
     result, executed = grade._run_one(job, 0)
     assert result.status == "error" and "tripped" in result.errors[0] and executed is None
@@ -313,7 +318,7 @@ def _active_markup(page: str) -> list[str]:
     """
     from html.parser import HTMLParser
 
-    from autograder import mathml
+    from autograder.gradebook import mathml
 
     found: list[str] = []
 

@@ -16,7 +16,9 @@ import pytest
 from conftest import run_grade
 from support import make_submission
 
-from autograder import answers, feedback, mathml, paths
+from autograder import paths
+from autograder.gradebook import feedback, mathml
+from autograder.material import answers
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NB01 = "01_scaled_dot_product_attention"

@@ -9,8 +9,8 @@ from catalogue_patch import patch_text, rebase, same_code
 from conftest import NAMES
 from support import CATALOGUE, catalogue_entries, entry_kind, load_entry, reference_of
 
-from autograder import answers
-from autograder.answer_patches import PatchError, apply
+from autograder.material import answers
+from autograder.material.answer_patches import PatchError, apply
 
 REFERENCE = """def f(x):
     \"\"\"Twice x, plus one.\"\"\"

@@ -34,8 +34,9 @@ NB01 = "01_scaled_dot_product_attention"
 def _drive(subs: str, out: str, work: str, limits: str) -> None:
     """Grade as this process's user; print the tree used and each learner's result as one RESULT line."""
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-    from autograder import cgroups, grade
-    from autograder.limits import Limits
+    from autograder.kernel import cgroups
+    from autograder.kernel.limits import Limits
+    from autograder.run import grade
 
     limits = Limits(**json.loads(limits))
     opts = grade.Options(submissions=Path(subs), out=Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
@@ -60,7 +61,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 from support import PROBE_RULE_TEST, make_submission  # noqa: E402
 
-from autograder import cgroups  # noqa: E402
+from autograder.kernel import cgroups  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -92,7 +93,7 @@ def grading_user() -> tuple[str, str] | str:
         if not _runs([*as_user, "bwrap", "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"]):
             continue
         for python in filter(None, pythons):
-            if _runs([*as_user, python, "-c", "import torch, nbgrader, autograder.grade"], cwd=ROOT):
+            if _runs([*as_user, python, "-c", "import torch, nbgrader, autograder.run.grade"], cwd=ROOT):
                 return user, python
     return "no ordinary user with a Python that can grade here (set WORKBOOK_TEST_USER, WORKBOOK_USER_PYTHON)"
 

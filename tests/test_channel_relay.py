@@ -8,7 +8,7 @@ import time
 import pytest
 import zmq
 
-from autograder import launchers, wire
+from autograder.kernel import launchers, wire
 
 CHANNELS = launchers.CHANNELS
 PORTS = {name: i + 1 for i, name in enumerate(CHANNELS)}

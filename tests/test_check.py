@@ -18,7 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
 from autograder import workbook
-from autograder.harness import Harness
+from autograder.checks.harness import Harness
 from autograder.workbook import Check, CheckContext, CheckFailure, GraderHooks
 
 

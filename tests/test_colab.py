@@ -9,8 +9,9 @@ import pytest
 from conftest import NAMES
 from nbclient import NotebookClient
 
-from autograder import answers, colab, paths
-from autograder.harness import defined_names, helpers_of_tests
+from autograder import paths
+from autograder.checks.harness import defined_names, helpers_of_tests
+from autograder.material import answers, colab
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -58,7 +59,7 @@ def test_notebook_runs_alone_with_the_helper_only(graded_samples, name):
     """Every cell of the learner's notebook runs without an error with nothing but workbook.py beside it.
 
     The reference sample's graded run proves it (no second run of every notebook): its kernel ran,
-    sandboxed, in a folder holding only workbook.py (autograder.worker), in grading mode.
+    sandboxed, in a folder holding only workbook.py (autograder.run.worker), in grading mode.
     Under grading the tests' own helpers (plain cells of definitions only the tests read) run
     in the grader, not in the kernel: a visible test that calls one raises a NameError for
     that helper there, and nothing else may fail.

@@ -17,7 +17,7 @@ import pytest
 from conftest import NAMES
 from test_content_rules import prose, source, student
 
-from autograder import answers
+from autograder.material import answers
 
 NUMBER = r"(\d+(?:[.,]\d+)*)"
 FIGURE = re.compile(NUMBER + r"\s?(%|×|x\b|\s?(?:s|ms|seconds?|minutes?|min)\b)")

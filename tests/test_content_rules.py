@@ -12,7 +12,8 @@ import pytest
 from conftest import NAMES
 from dependencies import answer_dependencies
 
-from autograder import answers, contents, paths
+from autograder import paths
+from autograder.material import answers, contents
 
 # Words that point to documents learners do not have (the course material the workbook was built from).
 MISSING_DOCUMENTS = re.compile(r"\b(seed|the lab|assessment exercises?)\b", re.IGNORECASE)

@@ -9,7 +9,9 @@ import nbformat
 import pytest
 from conftest import NAMES
 
-from autograder import answers, contents, paths, selfcheck, workbook
+from autograder import paths, workbook
+from autograder.checks import selfcheck
+from autograder.material import answers, contents
 
 
 def solution(name: str) -> nbformat.NotebookNode:
@@ -19,7 +21,9 @@ def solution(name: str) -> nbformat.NotebookNode:
 def test_readme_table_is_generated_from_the_notebooks():
     """Issue 33: README lists every answer cell's functions and classes, the written answers and the points."""
     readme = (paths.ROOT / "README.md").read_text()
-    assert contents.notebooks_table(NAMES) in readme, "README's table is stale: run python -m autograder.contents"
+    assert contents.notebooks_table(NAMES) in readme, (
+        "README's table is stale: run python -m autograder.material.contents"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -39,7 +43,7 @@ def test_self_check_cell_lists_every_graded_part(name, folder):
     nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
     cells = [c for c in nb.cells if contents.is_self_check(c)]
     assert len(cells) == 1
-    assert cells[0].source == contents.self_check_source(solution(name)), "run python -m autograder.contents"
+    assert cells[0].source == contents.self_check_source(solution(name)), "run python -m autograder.material.contents"
 
 
 def stream_text(cell) -> str:

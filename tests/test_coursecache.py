@@ -14,7 +14,9 @@ import pytest
 from conftest import ROOT
 from nbgrader.api import Gradebook
 
-from autograder import course, coursecache, gradebook, paths
+from autograder import paths
+from autograder.gradebook import course, coursecache
+from autograder.gradebook import records as gradebook
 
 NB01, NB02 = "01_scaled_dot_product_attention", "02_masks"
 
@@ -22,7 +24,7 @@ BUILDER = """
 import sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from autograder import coursecache
+from autograder.gradebook import coursecache
 
 build = coursecache._build
 def slow_build(*args):  # widen the window in which two builders could collide

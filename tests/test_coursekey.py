@@ -11,10 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from test_shard import _fake_shard, _refused
 
-from autograder import coursekey, grade, merge
 from autograder import results_folder as layout
-from autograder import shard as sharding
-from autograder.gradescope import KEY_IN_ZIP, build_zip, learner_id
+from autograder.checks import coursekey
+from autograder.run import grade
+from autograder.run import shard as sharding
+from autograder.scale import merge
+from autograder.scale.gradescope import KEY_IN_ZIP, build_zip, learner_id
 
 
 def test_a_key_is_made_once_private_and_read_back(tmp_path):
@@ -114,7 +116,7 @@ def test_gradescope_draws_inputs_per_learner(tmp_path):
 
 
 def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
-    from autograder import replay
+    from autograder.commands import replay
 
     nb = "01_scaled_dot_product_attention"
     for args, said in (

@@ -6,7 +6,7 @@ import os
 import subprocess
 import time
 
-from autograder import diskwatch
+from autograder.kernel import diskwatch
 
 
 def test_usage_counts_real_blocks_at_any_depth(tmp_path):

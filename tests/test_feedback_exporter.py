@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 
 from autograder import paths
-from autograder.nbgrader_ext import FeedbackExporter
+from autograder.gradebook.nbgrader_ext import FeedbackExporter
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")).decode()

@@ -14,8 +14,10 @@ import pytest
 import torch
 from conftest import NAMES
 
-from autograder import allowlist, answers, forbidden, paths
-from autograder.harness import forbidden_rules
+from autograder import paths
+from autograder.checks import allowlist, forbidden
+from autograder.checks.harness import forbidden_rules
+from autograder.material import answers
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "sample_answers"

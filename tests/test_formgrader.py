@@ -21,9 +21,13 @@ from conftest import ROOT
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import answers, grade, gradebook, launchers, paths
-from autograder.course import COURSE_ID, REFUSAL, Course
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook import records as gradebook
+from autograder.gradebook.course import COURSE_ID, REFUSAL, Course
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
+from autograder.run import grade
 
 NB = "03_multi_head_attention"
 
@@ -121,7 +125,7 @@ def test_the_formgrader_command_prints_a_url_whose_token_opens_it(graded):
         with pytest.raises(OSError):  # without the token: refused
             urllib.request.urlopen(f"{base}/api/status", timeout=5)
     if os.geteuid() == 0:
-        from autograder.formgrader import command
+        from autograder.commands.formgrader import command
 
         assert "--allow-root" in command(1, "t")
 

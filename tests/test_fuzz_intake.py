@@ -20,9 +20,12 @@ import nbformat
 import pytest
 from support import make_submission
 
-from autograder import answers, intake, paths, rebuild, report
+from autograder import paths
+from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results_folder import ResultsFolder
+from autograder.run import rebuild, report
+from autograder.submissions import intake
 
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -r requirements.txt)")
 from hypothesis import HealthCheck, given, settings  # noqa: E402

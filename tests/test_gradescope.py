@@ -16,12 +16,14 @@ import pytest
 from conftest import ROOT
 from support import PROBE_RULE_TEST, make_submission
 
-from autograder import answers, paths, sandbox
-from autograder.gradescope import build_zip, to_gradescope
-from autograder.launchers import KernelJob
-from autograder.limits import Limits
+from autograder import paths
+from autograder.kernel import sandbox
+from autograder.kernel.launchers import KernelJob
+from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict
+from autograder.scale.gradescope import build_zip, to_gradescope
 
 NB01 = "01_scaled_dot_product_attention"
 STATUSES = {"passed", "failed"}
@@ -56,7 +58,7 @@ def test_zip_layout(tmp_path):
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
         assert {"setup.sh", "run_autograder", "requirements-grader.txt", "gradescope.json"} <= names
-        assert f"solutions/{NB01}.ipynb" in names and "autograder/grade.py" in names
+        assert f"solutions/{NB01}.ipynb" in names and "autograder/run/grade.py" in names
         assert not any(n.startswith("source/") for n in names), "Gradescope unpacks the zip INTO /autograder/source"
         assert (zf.getinfo("run_autograder").external_attr >> 16) & 0o111
         assert json.loads(zf.read("gradescope.json")) == {"hidden_outcomes": "after_published"}

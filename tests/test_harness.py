@@ -13,11 +13,10 @@ import pytest
 from conftest import NAMES
 from support import make_submission
 
-from autograder import answers, forbidden, membudget, paths
-from autograder.coursekey import derive_seed
-from autograder.execute import KernelSession
-from autograder.feedback import strip_hidden
-from autograder.harness import (
+from autograder import paths
+from autograder.checks import forbidden
+from autograder.checks.coursekey import derive_seed
+from autograder.checks.harness import (
     Harness,
     _SecretSeeds,
     compiled,
@@ -26,9 +25,13 @@ from autograder.harness import (
     free_names,
     prelude,
 )
-from autograder.limits import Limits
-from autograder.reference import kernel_env
-from autograder.remote import KernelLink
+from autograder.checks.remote import KernelLink
+from autograder.gradebook.feedback import strip_hidden
+from autograder.kernel import membudget
+from autograder.kernel.execute import KernelSession
+from autograder.kernel.limits import Limits
+from autograder.kernel.reference import kernel_env
+from autograder.material import answers
 from autograder.results import AUTHORING, NotebookResult
 
 BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]
@@ -221,8 +224,8 @@ def test_a_failing_helper_cell_is_the_instructors_error_not_the_learners(name, i
 
 
 def test_an_authoring_error_is_an_error_row_and_a_summary_line():
-    from autograder.report import summary
-    from autograder.worker import authoring_error
+    from autograder.run.report import summary
+    from autograder.run.worker import authoring_error
 
     result = NotebookResult(student_id="ann", notebook="01_x", status="graded", score=3, max_score=11)
     authoring_error(result, ["plain cell 4: ImportError: no module named oracle_lib"])
@@ -233,8 +236,8 @@ def test_an_authoring_error_is_an_error_row_and_a_summary_line():
 
 
 def test_a_run_with_an_authoring_error_exits_with_its_own_code():
-    from autograder import grade
-    from autograder.worker import authoring_error
+    from autograder.run import grade
+    from autograder.run.worker import authoring_error
 
     result = NotebookResult(student_id="ann", notebook="01_x", status="graded", score=3, max_score=11)
     assert grade.exit_code([result]) == 0

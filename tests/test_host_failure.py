@@ -9,8 +9,9 @@ import pytest
 from jupyter_client.manager import AsyncKernelManager
 from support import make_submission
 
-from autograder import grade, launchers
-from autograder.limits import Limits
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.run import grade
 
 pytestmark = pytest.mark.slow
 NB01 = "01_scaled_dot_product_attention"

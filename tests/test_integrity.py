@@ -17,8 +17,11 @@ import numpy as np
 import pytest
 from conftest import ROOT, SANDBOX_PROBLEM
 
-from autograder import coursekey, grade, launchers, paths
-from autograder.limits import Limits
+from autograder import paths
+from autograder.checks import coursekey
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.run import grade
 
 NB01 = "01_scaled_dot_product_attention"
 TEST = "test_matches_torch"

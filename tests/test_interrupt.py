@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import interrupt
+from autograder.run import interrupt
 
 pytestmark = pytest.mark.slow
 NB = "03_multi_head_attention"

@@ -9,10 +9,14 @@ import nbformat
 import pytest
 from support import make_submission
 
-from autograder import answers, grade, intake, late, launchers, paths
+from autograder import paths
 from autograder import results_folder as layout
-from autograder.limits import Limits
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import NotebookResult
+from autograder.run import grade, late
+from autograder.submissions import intake
 
 NB01 = "01_scaled_dot_product_attention"
 POLICY = f"""

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import sandbox_or_skip
 
-from autograder import grade, launchers, reference, sandbox
+from autograder.kernel import launchers, reference, sandbox
+from autograder.run import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +59,7 @@ def test_root_modes_refuse_a_user_and_rootless_refuses_root():
 def test_the_kernel_environment_is_defined_once():
     env = reference.kernel_env("/home/k")
     assert {**reference.GRADING_ENV, "HOME": "/home/k", "TMPDIR": "/home/k"}.items() <= env.items()
-    for path in (ROOT / "autograder").glob("*.py"):
+    for path in (ROOT / "autograder").rglob("*.py"):
         if path.name != "reference.py":
             assert not re.search(r"MPLCONFIGDIR|PYTHONHASHSEED", path.read_text()), f"{path.name} defines kernel env"
 

@@ -18,8 +18,12 @@ import nbformat
 import pytest
 from support import make_submission
 
-from autograder import answers, grade, intake, launchers, paths, roster
-from autograder.limits import Limits
+from autograder import paths
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
+from autograder.run import grade
+from autograder.submissions import intake, roster
 
 NB01 = "01_scaled_dot_product_attention"
 NB02 = "02_masks"

@@ -19,10 +19,13 @@ from conftest import ROOT
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import answers, grade, launchers, paths
-from autograder.course import COURSE_ID
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook.course import COURSE_ID
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL
+from autograder.run import grade
 
 pytestmark = pytest.mark.slow
 NB03 = "03_multi_head_attention"

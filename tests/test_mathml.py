@@ -8,7 +8,9 @@ import nbformat
 import pytest
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder import answers, feedback, mathml, paths
+from autograder import paths
+from autograder.gradebook import feedback, mathml
+from autograder.material import answers
 from autograder.results import NotebookResult
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import membudget
+from autograder.kernel import membudget
 
 CHILD = """
 import sys

@@ -9,14 +9,15 @@ import sys
 from conftest import ROOT
 from test_shard import NB01, _fake_shard
 
-from autograder import merge
 from autograder import results_folder as layout
-from autograder import shard as sharding
+from autograder.run import shard as sharding
+from autograder.scale import merge
 
 KILLED_MIDWAY = """
 import os, signal, sys
 sys.path.insert(0, {root!r})
-from autograder import grade, merge
+from autograder.run import grade
+from autograder.scale import merge
 real = grade.write_reports  # merge ends with grade.finish, which writes the reports
 def die(out, results):
     real(out, results)  # some of the results written, then the merge is killed (SIGKILL: no clean-up runs)

@@ -65,7 +65,7 @@ def test_containerfile_parses_and_installs_what_setup_sh_installs():
     run = " ".join(args for word, args in steps if word == "RUN")
     assert "bubblewrap" in run and "requirements-grader.txt" in run and "requirements.txt " not in run
     # the same three steps as the Gradescope image: CPU torch from its index, the rest, nbgrader --no-deps
-    from autograder.gradescope import SETUP_SH
+    from autograder.scale.gradescope import SETUP_SH
 
     for text in (run, SETUP_SH):
         assert "grep '^torch'" in text and "download.pytorch.org/whl/cpu" in text

@@ -15,9 +15,10 @@ import nbformat
 import pytest
 from support import graded_in_full_but_the_rule, make_submission
 
-from autograder import grade, preload
-from autograder.limits import Limits
-from autograder.sandbox import SANDBOX_UID
+from autograder.kernel import preload
+from autograder.kernel.limits import Limits
+from autograder.kernel.sandbox import SANDBOX_UID
+from autograder.run import grade
 
 pytestmark = [
     pytest.mark.slow,
@@ -118,7 +119,7 @@ def test_each_kernel_draws_its_own_random_numbers():
     """Forked children re-seed (as fresh processes are seeded): none repeats the server's or another's draws."""
     code = f"""
 import os, random, sys
-sys.path.insert(0, {str(ROOT / "autograder")!r})
+sys.path.insert(0, {str(ROOT / "autograder" / "shipped")!r})
 import numpy, torch, forkserver
 def draw():
     return (random.random(), float(numpy.random.rand()), float(torch.rand(1)))

@@ -19,11 +19,13 @@ from conftest import ROOT
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import answers, grade, launchers, overrides
 from autograder import results_folder as layout
-from autograder.course import COURSE_ID
-from autograder.limits import Limits
+from autograder.gradebook.course import COURSE_ID
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL, NO_ANSWER
+from autograder.run import grade, overrides
 
 pytestmark = pytest.mark.slow
 NB = "03_multi_head_attention"

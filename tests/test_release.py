@@ -9,7 +9,8 @@ import pytest
 from conftest import NAMES
 from leaks import leaked, secret_lines
 
-from autograder import answers, paths
+from autograder import paths
+from autograder.material import answers
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -18,8 +18,9 @@ import pytest
 from conftest import ROOT
 from support import graded_in_full_but_the_rule, make_submission
 
-from autograder import cgroups, grade, launchers
-from autograder.limits import Limits
+from autograder.kernel import cgroups, launchers
+from autograder.kernel.limits import Limits
+from autograder.run import grade
 
 pytestmark = [
     pytest.mark.slow,

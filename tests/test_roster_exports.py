@@ -10,10 +10,12 @@ import pytest
 from nbgrader.api import Gradebook
 from support import make_submission
 
-from autograder import grade, launchers, paths, report
-from autograder.course import COURSE_ID
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook.course import COURSE_ID
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
 from autograder.results import NotebookResult
+from autograder.run import grade, report
 
 NB01 = "01_scaled_dot_product_attention"
 ROSTER = (

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from autograder import runlock
+from autograder.run import runlock
 
 HOLD = """
 import sys, time
 sys.path.insert(0, {root!r})
-from autograder import runlock
+from autograder.run import runlock
 from pathlib import Path
 with runlock.results_folder(Path({out!r})), runlock.uid_block() as base:
     print(base, flush=True)

@@ -94,7 +94,7 @@ def test_reference_feedback_shows_no_hidden_test_source(graded_samples):
 
 @pytest.mark.slow  # check runs the notebook in a kernel
 def test_check_prints_a_table_without_hidden_source(capsys):
-    from autograder.check import main
+    from autograder.commands.check import main
 
     code = main([str(paths.DATA / "submissions" / "cy" / f"{NB01}.ipynb")])
     out = capsys.readouterr().out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder import scoring
+from autograder.checks import scoring
 from autograder.results import NotebookResult, TrustedVerdict
 
 

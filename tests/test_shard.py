@@ -24,8 +24,10 @@ import yaml
 from conftest import ROOT, SANDBOX_PROBLEM
 from support import CATALOGUE, make_submission
 
-from autograder import grade, merge, paths
-from autograder import shard as sharding
+from autograder import paths
+from autograder.run import grade
+from autograder.run import shard as sharding
+from autograder.scale import merge
 
 NB01 = "01_scaled_dot_product_attention"
 DEPLOY = ROOT / "deploy"

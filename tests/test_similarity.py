@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from support import CATALOGUE
 
-from autograder import answers, paths, similarity
+from autograder import paths
+from autograder.material import answers
 from autograder.results_folder import ResultsFolder
+from autograder.run import similarity
 from benchmarks.disguise import VARIANTS, disguise
 
 NAMES = paths.notebook_names()
@@ -87,8 +89,8 @@ def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
     """A results folder as `grade` leaves it (saved states and results.json), one notebook 02 per learner."""
     from support import make_submission
 
-    from autograder.report import write_reports
     from autograder.results import NotebookResult
+    from autograder.run.report import write_reports
 
     out, notebook, results = tmp_path / "R", "02_masks", []
     for student, cells in notebooks.items():
@@ -104,7 +106,7 @@ def _graded_folder(tmp_path, notebooks: dict[str, dict[str, str]]):
 def test_the_command_marks_results_json_and_the_marks_survive_a_rewrite(tmp_path):
     import json
 
-    from autograder.report import write_reports
+    from autograder.run.report import write_reports
 
     notebook = "02_masks"
     reference = similarity.reference_doc(notebook).cells

@@ -18,10 +18,13 @@ import stability
 from conftest import NAMES
 from support import catalogue_submissions, entry_kind, entry_tests, make_submission
 
-from autograder import grade, gradebook, launchers, paths
-from autograder.limits import Limits
+from autograder import paths
+from autograder.gradebook import records as gradebook
+from autograder.kernel import launchers
+from autograder.kernel.limits import Limits
 from autograder.results_folder import ResultsFolder
-from autograder.worker import Job
+from autograder.run import grade
+from autograder.run.worker import Job
 
 RIGHT_KEYS = 20
 WRONG_KEYS = 4

@@ -8,11 +8,12 @@ import json
 import nbformat
 import pytest
 
-from autograder import paths, worker
-from autograder.execute import ExecutionReport, StopKind, not_started
-from autograder.job import Job
-from autograder.limits import Limits
+from autograder import paths
+from autograder.kernel.execute import ExecutionReport, StopKind, not_started
+from autograder.kernel.limits import Limits
 from autograder.results import NotebookResult, Outcome, Status
+from autograder.run import worker
+from autograder.run.job import Job
 
 NB01 = "01_scaled_dot_product_attention"
 

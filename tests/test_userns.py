@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, SANDBOX_PROBLEM
 from support import make_submission
 
-from autograder import runlock
+from autograder.run import runlock
 
 NB01 = "01_scaled_dot_product_attention"
 USERNS = Path(__file__).with_name("userns.py")

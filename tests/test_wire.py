@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder import wire
-from autograder.remote import _torch_class, offered, remote_exception
+from autograder.checks.remote import _torch_class, offered, remote_exception
+from autograder.kernel import wire
 
 LIMITS = wire.WireLimits(reply_bytes=2**16, job_bytes=2**18, arrays=8, ndim=4, callback_bytes=2**12)
 

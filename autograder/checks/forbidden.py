@@ -1,0 +1,673 @@
+"""Forbidden built-ins, judged from the answer cells' source in the grader's process, by an allow-list.
+
+A notebook's rule (`check.forbidden(key, names, message, cells=[...])` in a test cell)
+forbids some built-ins (F.scaled_dot_product_attention, nn.LayerNorm, ...). Nothing the
+kernel reports decides this: the learner's source is parsed here. Every name an answer
+reaches from a module (torch, torch.nn, torch.nn.functional, numpy, math, ...) is resolved
+to its dotted path, through imports and aliases (`import torch.nn.functional as G`,
+`from torch import nn`, `H = G`), and judged by autograder.checks.allowlist: in the rule's cells
+only what ALLOWED lists, less the rule's names; in the other answer cells the rule's names
+and the COMPOSITE building blocks may also be called directly, and nothing more.
+
+Whatever cannot be followed is a finding in every answer cell: a path not on the list
+(private `_` names, torch.ops, torch.compile, ...), a module passed around as a value,
+star imports, imports of modules not on the list (importlib, pickle, pkgutil, runpy,
+subprocess, IPython, ...), built-ins that reach names from strings or used as values
+(getattr with a computed name, `e = eval`, vars, ...), frame, code and namespace attributes
+(`__globals__`, `gi_frame`, `__dict__`, ...), IPython's history, and patching a library.
+What is only mentioned (the classes of an isinstance, a plain type annotation) is no use.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from autograder.checks.allowlist import (
+    ALLOWED,
+    BUILTIN_CALLS,
+    BUILTIN_VALUES,
+    COMPOSITE,
+    DEFAULT_GIVEN,
+    DUNDER_ATTRIBUTES,
+    DUNDER_NAMES,
+    FRAME_ATTRIBUTES,
+    IPYTHON_NAMES,
+    MODULE_DUNDERS,
+    MODULE_METHODS,
+    TENSOR_METHODS,
+    TORCH_HOOKS,
+)
+
+MODULE = "<module>"
+"""The global scope, one for all answer cells and the notebook's own cells (they share a kernel)."""
+ATTRIBUTE_CALLS = {"getattr", "hasattr", "setattr"}
+PLAIN_BUILTINS = BUILTIN_CALLS - ATTRIBUTE_CALLS
+"""Built-ins a learner may name their own things after (getattr & co. never: they stay judged)."""
+PURE = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Constant, ast.BinOp, ast.BitOr, ast.Load)
+
+
+@functools.cache
+def _tensor_attributes() -> frozenset[str]:
+    """Every public attribute of a tensor or an nn.Module in the installed PyTorch."""
+    import torch
+
+    return frozenset(n for n in dir(torch.Tensor) + dir(torch.nn.Module) if not n.startswith("_"))
+
+
+@functools.cache
+def _exceptions() -> frozenset[str]:
+    """The built-in exception classes (any of them may be raised, caught or passed)."""
+    return frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule as it applies to one cell: the names it forbids, and whether the cell is one it covers."""
+
+    names: frozenset[str]
+    inside: bool
+
+    def status(self, module: str, name: str) -> str:
+        """'forbidden', 'allowed', 'composite' or 'unknown': what `module.name` is to this rule."""
+        if name in self.names:
+            return "forbidden"
+        if name in ALLOWED.get(module, ()):
+            return "allowed"
+        return "composite" if name in COMPOSITE.get(module, ()) else "unknown"
+
+    @functools.cached_property
+    def methods(self) -> frozenset[str]:
+        """The tensor and module methods allowed: those of the allowed torch functions, and the lists'."""
+        functions = ALLOWED["torch"] | {f"{n}_" for n in ALLOWED["torch"]}
+        return (functions | TENSOR_METHODS | MODULE_METHODS) - self.names
+
+
+def _python(source: str) -> str:
+    """IPython syntax (magics, shell escapes) as the Python it runs, so that nothing hides behind it."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def _children(node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """The node's children, each with whether it runs in the node's own scope (True) or around it."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = node.args
+        every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+        outside: list[ast.AST] = [
+            *a.defaults,
+            *(d for d in a.kw_defaults if d),
+            *(x.annotation for x in every if x.annotation),
+        ]
+        if not isinstance(node, ast.Lambda):
+            outside += [*node.decorator_list, *([node.returns] if node.returns else []), *_type_params(node)]
+        yield from ((n, False) for n in outside)
+        body: list[ast.AST] = [*node.body] if isinstance(node.body, list) else [node.body]
+        yield from ((n, True) for n in [*every, *body])
+    elif isinstance(node, ast.ClassDef):
+        yield from ((n, False) for n in [*node.bases, *node.keywords, *node.decorator_list, *_type_params(node)])
+        yield from ((n, True) for n in node.body)
+    elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        first, *rest = node.generators
+        yield first.iter, False
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        yield from ((n, True) for n in [*parts, first.target, *first.ifs, *rest])
+    elif not isinstance(node, ast.arg):
+        yield from ((n, False) for n in ast.iter_child_nodes(node))
+
+
+def _type_params(node: ast.AST) -> list[ast.AST]:
+    """A generic definition's type parameters (Python 3.12+), judged with what surrounds it."""
+    return list(getattr(node, "type_params", []))
+
+
+def _walk(tree: ast.AST) -> list[tuple[ast.AST, tuple]]:
+    """Every node with the scopes around it (MODULE first), without recursion (learner code can nest deep)."""
+    out: list[tuple[ast.AST, tuple]] = []
+    todo: list[tuple[ast.AST, tuple]] = [(tree, (MODULE,))]
+    while todo:
+        node, scopes = todo.pop()
+        out.append((node, scopes))
+        todo += [(child, (*scopes, node) if inner else scopes) for child, inner in _children(node)]
+    return out
+
+
+def _binds(node: ast.AST) -> list[str]:
+    """The names a node binds in the scope it runs in."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    return [node.rest] if isinstance(node, ast.MatchMapping) and node.rest else []
+
+
+def _key(scope) -> object:
+    """A scope as a dictionary key: MODULE, or the node's id."""
+    return scope if scope == MODULE else id(scope)
+
+
+def _chain(node: ast.AST) -> tuple[ast.AST, list[str]]:
+    """The root of an attribute chain and the attributes read from it, in order."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return node, attrs[::-1]
+
+
+def _root(node: ast.AST | None) -> ast.AST | None:
+    """The object at the bottom of `a.b[c].d`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+def _literal_name(call: ast.Call) -> str | None:
+    """The attribute name of getattr(x, "name", ...), or None when it is computed."""
+    if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+        return call.args[1].value
+    return None
+
+
+@dataclass
+class _Cell:
+    """One parsed answer cell: its nodes with their scopes, and each node's parent."""
+
+    cell_id: str
+    tree: ast.Module
+    nodes: list[tuple[ast.AST, tuple]] = field(default_factory=list)
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Walk the tree once: every node with its scopes, and the parents."""
+        self.nodes = _walk(self.tree)
+        self.parents = {id(c): p for p in ast.walk(self.tree) for c in ast.iter_child_nodes(p)}
+
+
+def _imported(node: ast.AST) -> list[tuple[str, str]]:
+    """(name, dotted path) for each name an import binds."""
+    if isinstance(node, ast.Import):
+        return [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [(a.asname or a.name, f"{node.module}.{a.name}") for a in node.names if a.name != "*"]
+    return []
+
+
+def _aliases(node: ast.AST | None, scopes: tuple) -> list[tuple[ast.Name, ast.expr]]:
+    """The (name, value) pairs of `name = a.b.c` (outside a class body), the aliases that are followed."""
+    if isinstance(scopes[-1], ast.ClassDef) or not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return []
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if not isinstance(node.value, (ast.Name, ast.Attribute)):
+        return []
+    names = [t for t in targets if isinstance(t, ast.Name)]
+    return [(t, node.value) for t in names] if len(names) == len(targets) else []
+
+
+def _own_attributes(cells: list[_Cell]) -> set[str]:
+    """Private attribute names the code itself defines: stored, set, registered, or bound in a class body."""
+    names = set()
+    for cell in cells:
+        for node, scopes in cell.nodes:
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                names.add(node.attr)
+            elif isinstance(scopes[-1], ast.ClassDef):
+                names.update(_binds(node))
+            elif isinstance(node, ast.Call) and node.args:
+                names.update(_registered(node))
+    return {n for n in names if n.startswith("_") and not (n.startswith("__") and n.endswith("__"))}
+
+
+def _is_setattr(call: ast.Call) -> bool:
+    """Whether a call is spelt setattr(...)."""
+    return isinstance(call.func, ast.Name) and call.func.id == "setattr"
+
+
+def _registered(call: ast.Call) -> list[str]:
+    """The attribute a call names: setattr(x, "name", v), self.register_buffer("name", t), ..."""
+    registers = ("register_buffer", "register_parameter", "add_module", "register_module")
+    if _is_setattr(call):
+        return [n for n in [_literal_name(call)] if n]
+    if isinstance(call.func, ast.Attribute) and call.func.attr in registers:
+        first = call.args[0]
+        return [first.value] if isinstance(first, ast.Constant) and isinstance(first.value, str) else []
+    return []
+
+
+@dataclass
+class _Notebook:
+    """What the notebook's own cells give the answers: names, modules and aliases, helpers and what they reach."""
+
+    env: dict[str, set[str]]
+    names: set[str]
+    helpers: dict[str, tuple[set[tuple[str, ...]], set[str]]]
+    private: set[str]
+
+
+def _parsed(source: str) -> _Cell | None:
+    """A cell of the notebook's, parsed, or None."""
+    try:
+        return _Cell("", ast.parse(_python(source)))
+    except Exception:  # noqa: BLE001 - a notebook cell that is not Python binds nothing
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _notebook(sources: tuple[str, ...]) -> _Notebook:
+    """The notebook's cells (the instructor's, trusted) as the answers see them, with DEFAULT_GIVEN."""
+    cells = [c for c in map(_parsed, (DEFAULT_GIVEN, *sources)) if c]
+    env: dict[str, set[str]] = {}
+    for stmt in (s for c in cells for s in c.tree.body):
+        for name, path in _imported(stmt):
+            env.setdefault(name, set()).add(path)
+        for target, value in _aliases(stmt, (MODULE,)):
+            root, attrs = _chain(value)
+            paths = {".".join([p, *attrs]) for p in env.get(getattr(root, "id", ""), ())}
+            env.setdefault(target.id, set()).update(paths)
+    names = {n for c in cells for node, scopes in c.nodes if len(scopes) == 1 for n in _binds(node)}
+    helpers = {}
+    for stmt in (s for c in cells for s in c.tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))):
+        reached, used = _reached(stmt, env)
+        helpers.update({n: (reached, used) for n in _binds(stmt) + [t.id for t in _targets(stmt)]})
+    return _Notebook(env, names, helpers, _own_attributes(cells))
+
+
+def _targets(stmt: ast.AST) -> list[ast.Name]:
+    """The names an assignment statement binds."""
+    targets: list[ast.AST | None] = [*stmt.targets] if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    return [n for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _reached(stmt: ast.AST, env: dict[str, set[str]]) -> tuple[set[tuple[str, ...]], set[str]]:
+    """The dotted paths a statement of the notebook reaches, and the names it reads."""
+    reached, used = set(), set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            used.add(node.id)
+        if isinstance(node, ast.Attribute):
+            root, attrs = _chain(node)
+            reached |= {(*p.split("."), *attrs) for p in env.get(getattr(root, "id", ""), ())}
+    return reached, used
+
+
+class _Program:
+    """Everything the answer cells bind, in which scope, and which modules their names stand for."""
+
+    def __init__(self, cells: list[_Cell], given: tuple[str, ...]) -> None:
+        self.binds: defaultdict[object, set[str]] = defaultdict(set)
+        self.globals: defaultdict[object, set[str]] = defaultdict(set)
+        self.nonlocals: defaultdict[object, set[str]] = defaultdict(set)
+        for node, scopes in (pair for cell in cells for pair in cell.nodes):
+            self.binds[_key(scopes[-1])].update(_binds(node))
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                (self.globals if isinstance(node, ast.Global) else self.nonlocals)[_key(scopes[-1])].update(node.names)
+        self.notebook = _notebook(given)
+        self.env: defaultdict[object, dict[str, set[str]]] = defaultdict(dict)
+        self.env[MODULE] = {name: set(paths) for name, paths in self.notebook.env.items()}
+        self._follow(cells)
+        self.private = _own_attributes(cells) | self.notebook.private
+
+    def owner(self, name: str, scopes: tuple, load: bool = True) -> object:
+        """The scope a name refers to where it is used: the nearest one binding it, else the module.
+
+        A class body reads its own names, or, before it binds them, the enclosing ones and the
+        built-ins (`getattr = getattr`): a name read there is judged as the enclosing scope's.
+        """
+        if name in self.globals[_key(scopes[-1])]:
+            return MODULE
+        for i in range(len(scopes) - 1, 0, -1):
+            key = _key(scopes[i])
+            if isinstance(scopes[i], ast.ClassDef) and (i != len(scopes) - 1 or load):
+                continue  # a class body's names are not visible in its methods
+            if name in self.binds[key] and name not in self.nonlocals[key] | self.globals[key]:
+                return key
+        return MODULE
+
+    def paths(self, name: str, scopes: tuple) -> set[str]:
+        """The dotted paths (modules and their members) a name may stand for where it is used."""
+        return self.env[self.owner(name, scopes)].get(name, set())
+
+    def _follow(self, cells: list[_Cell]) -> None:
+        """Imports, and plain aliases `name = a.b.c` of what names stand for, to a fixpoint."""
+        aliases = []
+        for node, scopes in (pair for cell in cells for pair in cell.nodes):
+            for name, path in _imported(node):
+                self.env[self.owner(name, scopes, load=False)].setdefault(name, set()).add(path)
+            aliases += [(target, value, scopes) for target, value in _aliases(node, scopes)]
+        for _ in range(8):
+            grown = False
+            for target, value, scopes in aliases:
+                root, attrs = _chain(value)
+                paths = (
+                    {".".join([p, *attrs]) for p in self.paths(root.id, scopes)}
+                    if isinstance(root, ast.Name)
+                    else set()
+                )
+                slot = self.env[self.owner(target.id, scopes, load=False)].setdefault(target.id, set())
+                grown |= not paths <= slot
+                slot |= paths
+            if not grown:
+                return
+
+    def is_builtin(self, name: str, scopes: tuple) -> bool:
+        """Whether a name is the built-in: not the learner's own (a built-in a rule cares about is never)."""
+        if self.owner(name, scopes) != MODULE or not hasattr(builtins, name):
+            return False
+        own = name in self.binds[MODULE] or name in self.notebook.names
+        return not own or name not in PLAIN_BUILTINS | _exceptions()
+
+    def reach(self, name: str) -> set[tuple[str, ...]]:
+        """What a helper of the notebook reaches, through the other helpers it uses."""
+        seen, todo, out = set(), [name], set()
+        while todo:
+            helper = todo.pop()
+            if helper in seen or helper not in self.notebook.helpers:
+                continue
+            seen.add(helper)
+            reached, used = self.notebook.helpers[helper]
+            out |= reached
+            todo += used
+        return out
+
+
+class _Judge:
+    """The findings of one rule in one answer cell."""
+
+    def __init__(self, program: _Program, cell: _Cell, rule: Rule) -> None:
+        self.program, self.cell, self.rule = program, cell, rule
+        self.mentioned = self._mentions()
+
+    def findings(self) -> list[tuple[int, str]]:
+        """(line, what) for everything the rule finds in the cell."""
+        found = []
+        for node, scopes in self.cell.nodes:
+            found += [(getattr(node, "lineno", 0), what) for what in self._node(node, scopes) if what]
+        return found
+
+    def _node(self, node: ast.AST, scopes: tuple) -> list[str | None]:
+        """What is wrong with one node: the names it binds, its import, its chain of attributes."""
+        rebinds = [self._rebinds(n, scopes) for n in _binds(node)] if not isinstance(node, ast.Name) else []
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return rebinds + self._import(node)
+        parent = self.cell.parents.get(id(node))
+        if isinstance(node, (ast.Name, ast.Attribute)) and not (
+            isinstance(parent, ast.Attribute) and parent.value is node
+        ):
+            return self._chain(node, scopes)
+        if isinstance(node, ast.MatchClass):  # `case C(attr=x)` reads x.attr
+            return rebinds + [self._attribute(a, True, False, False) for a in node.kwd_attrs]
+        return rebinds
+
+    def _mentions(self) -> set[int]:
+        """The nodes only mentioned, never called: plain type annotations, the classes of isinstance/issubclass."""
+        roots = []
+        for node, scopes in self.cell.nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+                roots += [x.annotation for x in every] + [node.returns]
+            elif isinstance(node, (ast.AnnAssign, ast.MatchClass)):  # `case nn.LayerNorm():` is an isinstance
+                roots.append(node.annotation if isinstance(node, ast.AnnAssign) else node.cls)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 2:
+                if node.func.id in ("isinstance", "issubclass") and self.program.is_builtin(node.func.id, scopes):
+                    roots.append(node.args[1])
+        pure = [r for r in roots if r is not None and all(isinstance(n, PURE) for n in ast.walk(r))]
+        return {id(n) for r in pure for n in ast.walk(r)}
+
+    def _position(self, node: ast.AST, scopes: tuple) -> str:
+        """How an expression's value is used: 'store', 'mention', 'call', 'alias' (followed) or 'value'."""
+        parent = self.cell.parents.get(id(node))
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+            return "store"
+        if id(node) in self.mentioned:
+            return "mention"
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return "call"
+        return "alias" if any(value is node for _, value in _aliases(parent, scopes)) else "value"
+
+    def _attribute_call(self, node: ast.AST, scopes: tuple) -> ast.Call | None:
+        """The getattr/hasattr/setattr(node, ...) call whose object node is, if any."""
+        call = self.cell.parents.get(id(node))
+        if not (isinstance(call, ast.Call) and call.args and call.args[0] is node):
+            return None
+        name = call.func.id if isinstance(call.func, ast.Name) else ""
+        return call if name in ATTRIBUTE_CALLS and self.program.is_builtin(name, scopes) else None
+
+    def _chain(self, node: ast.AST, scopes: tuple) -> list[str | None]:
+        """An expression `root.a.b` (or getattr(root.a, "b")): what it reaches, and how it is used."""
+        root, attrs = _chain(node)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            return [self._rebinds(node.id, scopes, assigned=True)]
+        position, call = self._position(node, scopes), self._attribute_call(node, scopes)
+        called = call.func.id if call and isinstance(call.func, ast.Name) else ""
+        if call and called == "setattr":  # setattr(x, name, v) changes x, whatever the name
+            attrs, position = attrs + [n for n in [_literal_name(call)] if n], "store"
+        elif call and (literal := _literal_name(call)):  # getattr(x, "name") reads x.name
+            used = "mention" if called == "hasattr" else self._position(call, scopes).replace("alias", "value")
+            attrs, position = [*attrs, literal], used
+        if isinstance(root, ast.Name) and self.program.paths(root.id, scopes):
+            return [self._path([*p.split("."), *attrs], position) for p in sorted(self.program.paths(root.id, scopes))]
+        found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
+        if position == "store" and attrs and isinstance(root, ast.Call):
+            found.append("assigns an attribute of a computed object (type(x).name = ...)")
+        return found + self._attributes(attrs, position, own=True)
+
+    def _path(self, parts: list[str], position: str) -> str | None:
+        """What is wrong with reaching the dotted path `parts`, used at `position`, or None."""
+        here = parts[0]
+        if here not in ALLOWED:
+            if len(parts) > 1:
+                return f"reaches {here}.{parts[1]}, which no answer may use"
+            return f"imports {here}, which no answer may use" if position == "import" else self._module(here, position)
+        state, i = "module", 1
+        while state == "module" and i < len(parts):
+            there = f"{here}.{parts[i]}"
+            if parts[i] in MODULE_DUNDERS:  # a string: nothing may be read from it, nor written
+                plain = i == len(parts) - 1 and position != "store"
+                return None if plain else f"reaches {'.'.join(parts)} ({position}), which no answer may use"
+            if parts[i].startswith("_"):
+                return f"reaches {there}, a private name no answer may use"
+            status = self.rule.status(here, parts[i])
+            if status == "unknown":
+                return f"reaches {there}, which is not on the allow-list of what answers may use"
+            state = "module" if status == "allowed" and there in ALLOWED else status
+            here, i = there, i + 1
+        if state == "module":
+            return self._module(here, position)
+        if position == "store":
+            return f"assigns to {'.'.join(parts)} (patches a library)"
+        return next((f for f in self._attributes(parts[i:], position, own=False) if f), None) or self._leaf(
+            here, state, position
+        )
+
+    def _module(self, path: str, position: str) -> str | None:
+        """A module itself: attributes may be read from it, or it may be named again; nothing else."""
+        if position == "store":
+            return f"assigns to {path} (patches a library)"
+        if position in ("call", "alias", "import", "mention"):
+            return None
+        return f"passes the module {path} around (what is reached through it cannot be judged)"
+
+    def _leaf(self, path: str, state: str, position: str) -> str | None:
+        """A member of a module: allowed, or forbidden / composite (outside the rule's cells: direct calls only)."""
+        if state == "allowed" or position == "mention":
+            return None
+        if self.rule.inside:
+            return (
+                f"uses the forbidden built-in {path}"
+                if state == "forbidden"
+                else f"uses {path}, which the rule's cells may not use"
+            )
+        if position in ("call", "import"):
+            return None
+        return f"passes {path} around instead of calling it (only a direct call is allowed outside the rule's cells)"
+
+    def _attributes(self, attrs: list[str], position: str, own: bool) -> list[str | None]:
+        """Each attribute of a chain judged (the last one is what is called or stored)."""
+        last = len(attrs) - 1
+        return [
+            self._attribute(a, own, position == "call" and j == last, position == "store", j == last)
+            for j, a in enumerate(attrs)
+        ]
+
+    def _attribute(self, attr: str, own: bool, called: bool, store: bool, last: bool = True) -> str | None:
+        """What is wrong with reading (or setting) `.attr` of an object the scan cannot name, or None."""
+        if attr in FRAME_ATTRIBUTES:
+            return f"uses .{attr} (frame or code access)"
+        if attr.startswith("__") and attr.endswith("__"):
+            return (
+                None if attr in DUNDER_ATTRIBUTES and not store else f"uses .{attr} (namespace, frame or code access)"
+            )
+        if attr.startswith("_"):
+            return None if own and attr in self.program.private else f"uses .{attr}, a private name no answer defines"
+        if store and last:
+            return None
+        if attr in self.rule.names and (self.rule.inside or not called):
+            return f"uses the forbidden built-in .{attr}" if self.rule.inside else "passes a forbidden built-in around"
+        if attr in _tensor_attributes() and attr not in self.rule.methods:
+            return f"uses .{attr}, a tensor or module method not on the allow-list"
+        return None
+
+    def _name(self, node: ast.Name, scopes: tuple, position: str) -> str | None:
+        """A global name read that stands for no module: a built-in, IPython's, a dunder, a notebook helper."""
+        name = node.id
+        if self.program.owner(name, scopes) != MODULE:
+            return None
+        if re.fullmatch(IPYTHON_NAMES, name):
+            return f"uses {name} (IPython's history and shell)"
+        if name.startswith("__") and name.endswith("__"):
+            return None if name in DUNDER_NAMES else f"uses {name} (namespace access)"
+        if self.program.is_builtin(name, scopes):
+            return self._builtin(name, position, self.cell.parents.get(id(node)))
+        return self._helper(name) if name not in self.program.binds[MODULE] else None
+
+    def _rebinds(self, name: str, scopes: tuple, assigned: bool = False) -> str | None:
+        """A global name bound: a built-in a rule cares about, or a dunder, may not be; nor a torch hook, anywhere.
+
+        A dunder assigned (not a method defined) is a finding in any scope: in a class body,
+        `__annotations__ = {...}` hands dataclasses field "names" that it pastes into code it execs.
+        """
+        if name in TORCH_HOOKS:
+            return f"defines {name} (PyTorch calls it with its own functions, forbidden ones too)"
+        if assigned and name.startswith("__") and name.endswith("__") and name not in DUNDER_NAMES:
+            return f"binds {name} (namespace access)"
+        if self.program.owner(name, scopes, load=False) != MODULE:
+            return None
+        if name.startswith("__") and name.endswith("__") and name not in DUNDER_NAMES:
+            return f"binds {name} (namespace access)"
+        if hasattr(builtins, name) and name not in PLAIN_BUILTINS | _exceptions():
+            return f"rebinds the built-in {name} (the built-in stays reachable around the name)"
+        return None
+
+    def _builtin(self, name: str, position: str, parent: ast.AST | None) -> str | None:
+        """A built-in: the plain ones may be called or passed; getattr & co. only with a literal name."""
+        if name == "type" and position == "call" and isinstance(parent, ast.Call):
+            if len(parent.args) + len(parent.keywords) != 1:
+                return "calls type() to make a class from a dict (its keys are names nothing checks)"
+        if name in BUILTIN_VALUES or name in _exceptions():
+            return None
+        if position == "call" and name in BUILTIN_CALLS and isinstance(parent, ast.Call):
+            if name in ("getattr", "hasattr") and not _literal_name(parent):
+                return f"calls {name}() with a computed attribute name"
+            if name == "setattr" and parent.args and isinstance(_root(parent.args[0]), ast.Call):
+                return "assigns an attribute of a computed object (setattr(type(x), ...))"
+            return None
+        if position == "call":
+            return f"calls {name}(), which no answer may use (it reaches names from strings, frames or files)"
+        return f"uses the built-in {name} as a value (passed or stored, it could reach a forbidden built-in)"
+
+    def _helper(self, name: str) -> str | None:
+        """A helper of the notebook's own cells, used where the rule applies: what it reaches counts."""
+        if not self.rule.inside:
+            return None
+        for parts in sorted(self.program.reach(name)):
+            what = self._path(list(parts), "call") if parts[0] == "torch" else None
+            if what:
+                return f"uses the notebook's {name}, which {what}"
+        return None
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> list[str | None]:
+        """An import: each module and name it binds must be on the list (no star, nothing relative)."""
+        if isinstance(node, ast.Import):
+            return [self._path(a.name.split("."), "import") for a in node.names]
+        if node.level or not node.module:
+            return ["a relative import (what it binds cannot be judged)"]
+        if any(a.name == "*" for a in node.names):
+            return [f"star-imports from {node.module} (the names it binds cannot be judged)"]
+        return [self._path([*node.module.split("."), a.name], "import") for a in node.names]
+
+
+@functools.lru_cache(maxsize=128)
+def _answer_cell(cell_id: str, source: str) -> _Cell:
+    """An answer cell parsed once (each rule of each test scans the same cells; nothing changes them)."""
+    return _Cell(cell_id, ast.parse(_python(source)))
+
+
+def _mutated(node: ast.AST) -> ast.AST | None:
+    """The object a node may change: an attribute or item store's, a method's own, setattr's first argument."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value
+    return node.args[0] if isinstance(node, ast.Call) and _is_setattr(node) and node.args else None
+
+
+def _defined(program: _Program, cell: _Cell) -> set[str]:
+    """The global names a cell binds, and those of the objects it may change (not modules)."""
+    names = {n for node, scopes in cell.nodes if len(scopes) == 1 for n in _binds(node)}
+    for node, scopes in cell.nodes:
+        root = _root(_mutated(node))
+        if isinstance(root, ast.Name) and program.owner(root.id, scopes) == MODULE:
+            names |= set() if program.paths(root.id, scopes) else {root.id}
+    return names
+
+
+def _in_scope(program: _Program, cells: dict[str, _Cell], named: list[str]) -> set[str]:
+    """The cells named, and every answer cell defining or changing a name they use or define (transitively)."""
+    defines = {cell_id: _defined(program, cell) for cell_id, cell in cells.items()}
+    scope, todo = set(), [c for c in named if c in cells]
+    while todo:
+        cell_id = todo.pop()
+        if cell_id in scope:
+            continue
+        scope.add(cell_id)
+        used = {n.id for n in ast.walk(cells[cell_id].tree) if isinstance(n, ast.Name)} | defines[cell_id]
+        todo += [other for other, names in defines.items() if other not in scope and names & used]
+    return scope
+
+
+def scan(
+    sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
+) -> list[str]:
+    """Findings in the answer cells (grade_id -> source): "answer cell '<id>', line <n>: <what>".
+
+    forbidden: the rule's names. cells: the answer cells (grade ids) the rule covers, with
+    every answer cell defining or changing a name they use; elsewhere the rule's names and
+    autograder.checks.allowlist.COMPOSITE may be called directly (not aliased, stored or passed).
+    None: every answer cell. Ways around the allow-list are found in every cell either way.
+    given: the sources of the notebook's other code cells (what they import and define).
+    """
+    findings, parsed = [], {}
+    for cell_id, source in sources.items():
+        try:
+            parsed[cell_id] = _answer_cell(cell_id, source)
+        except Exception:  # noqa: BLE001 - whatever the parser makes of it, it could not be checked
+            findings.append(f"answer cell {cell_id!r}: its source could not be parsed, so it could not be checked")
+    program = _Program(list(parsed.values()), tuple(given or ()))
+    scope = set(parsed) if cells is None else _in_scope(program, parsed, list(cells))
+    for cell_id, cell in parsed.items():
+        judged = _Judge(program, cell, Rule(frozenset(forbidden), cell_id in scope)).findings()
+        findings += [f"answer cell {cell_id!r}, line {line}: {what}" for line, what in sorted(set(judged))]
+    return findings

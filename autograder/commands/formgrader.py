@@ -1,0 +1,61 @@
+"""formgrader: nbgrader's grading UI on a results folder's own course and gradebook, as root or not.
+
+`python -m autograder formgrader RESULTS` starts a Jupyter server in RESULTS/.course with
+nbgrader's formgrader extension only, on 127.0.0.1 and a free port, with a fresh token, and
+prints the URL to open (token included). As root it passes `--allow-root`. Scores typed
+there (written answers, and overrides of a test's score) reach the reports with
+`python -m autograder export RESULTS`. Its Autograde button is refused by the course's
+config (it would run learner code without the sandbox).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.gradebook.course import Course
+from autograder.results_folder import ResultsFolder
+
+EXTENSION = "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"
+
+
+def free_port(ip: str) -> int:
+    """A port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind((ip, 0))
+        return s.getsockname()[1]
+
+
+def command(port: int, token: str, ip: str = "127.0.0.1") -> list[str]:
+    """The Jupyter server command (as root: --allow-root)."""
+    argv = [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--ip={ip}", f"--port={port}"]
+    argv += ["--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", EXTENSION]
+    return argv + (["--allow-root"] if os.geteuid() == 0 else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open RESULTS' gradebook in nbgrader's formgrader (prints the URL with its token)."""
+    parser = argparse.ArgumentParser(prog="python -m autograder formgrader", description=main.__doc__)
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--port", type=int, default=0, help="default: a free one")
+    parser.add_argument("--ip", default="127.0.0.1", help="default: this machine only")
+    args = parser.parse_args(argv)
+    course = ResultsFolder(args.results.resolve()).course_dir
+    if not Course(course).config_path.is_file():
+        print(f"ERROR: {args.results} holds no graded course (run python -m autograder grade first)", file=sys.stderr)
+        return 2
+    port, token = args.port or free_port(args.ip), secrets.token_hex(24)
+    print(f"formgrader: http://{args.ip}:{port}/formgrader?token={token}", flush=True)
+    print(f"stop it with Ctrl-C, then: python -m autograder export {args.results}", flush=True)
+    proc = subprocess.Popen(command(port, token, args.ip), cwd=course)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()
+        proc.wait(timeout=10)
+        return 0

@@ -1,0 +1,1 @@
+"""nbgrader: the course folder, student versions, the gradebook database, records and feedback."""

@@ -1,0 +1,183 @@
+"""The course gradebook: nbgrader autograde records every graded notebook, one writer only.
+
+Workers execute submissions in parallel; this stage, in the main process, copies the
+executed notebooks into the course folder and runs ``nbgrader autograde --no-execute``
+per notebook, so nbgrader records every test cell into its sqlite gradebook with a single
+writer. The score, which comes from the trusted checks run in the grader's process
+alone, is then stored as the grade's manual score, so the gradebook, nbgrader's own
+exports and the feedback all show the final grade.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder import paths
+from autograder.gradebook import coursecache
+from autograder.gradebook.course import COURSE_ID, Course, NbgraderError
+from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, write_json_atomic
+
+
+def prepare(course: Course, names: list[str]) -> None:
+    """Config, then sources, student versions and gradebook entries of these notebooks (only these).
+
+    A new course folder gets them from the machine's course cache (autograder.gradebook.coursecache:
+    built once per version of the sources); one whose gradebook already exists has a
+    notebook that is new or changed generated in place, by nbgrader, so that nbgrader
+    updates its own records. `.prepared.json` holds each notebook's cache key.
+    """
+    course.write_config()
+    stamp = course.root / ".prepared.json"
+    try:
+        prepared = json.loads(stamp.read_text()) if course.db_path.exists() else {}
+    except (OSError, ValueError):
+        prepared = {}
+    prepared = prepared if isinstance(prepared, dict) else {}
+    wanted = {name: coursecache.key([name]) for name in names}
+    stale = [name for name in names if prepared.get(name) != wanted[name]]
+    if not stale:
+        return
+    if course.db_path.exists():
+        for name in stale:
+            course.add_source(name)
+        course.generate_assignments(stale)
+    else:
+        coursecache.materialise(stale, course.root)
+    prepared.update({name: wanted[name] for name in stale})
+    write_json_atomic(stamp, prepared)
+
+
+def release_path(course: Course, name: str) -> Path:
+    """The student version nbgrader generated for this course."""
+    return course.root / "release" / name / f"{name}.ipynb"
+
+
+def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNode) -> None:
+    """Place an executed notebook where nbgrader autograde expects a submission."""
+    folder = course.root / "submitted" / result.student_id / result.notebook
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed, folder / f"{result.notebook}.ipynb")
+    shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
+
+
+def restore_autograde() -> None:
+    """nbgrader's own autograde, which the course config replaces by a refusal for formgrader's button."""
+    from nbgrader.apps import api
+
+    api.NbGraderAPI.autograde = getattr(api.NbGraderAPI.autograde, "__wrapped__", api.NbGraderAPI.autograde)
+
+
+class Session:
+    """nbgrader's own API, in this process, on the course folder (no execution: workers ran it)."""
+
+    def __init__(self, course: Course) -> None:
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+
+        from autograder.gradebook.nbgrader_ext import FeedbackExporter
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+        restore_autograde()  # the config turns formgrader's Autograde off; this is the sandboxed grader
+        extra = Config()
+        extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
+        extra.ClearOutput.enabled = False
+        extra.SandboxedGradingOnly.enabled = False  # this is the sandboxed grader: formgrader's button stays off
+        extra.Exchange.root = str(course.root / ".exchange")
+        extra.GenerateFeedback.exporter_class = FeedbackExporter  # the same page, without a re-parse
+        config.merge(extra)
+        self.api = NbGraderAPI(config=config)
+        # nbgrader's own SQLAlchemy usage warns on every submission; it is not ours to fix
+        warnings.filterwarnings("ignore", module="nbgrader")
+        warnings.filterwarnings("ignore", message=".*not in session.*")
+
+    def autograde(self, name: str, student: str) -> None:
+        """nbgrader autograde of one submission: it scores every test cell from its outputs."""
+        self._check(self.api.autograde(name, student, force=True, create=True), "autograde", name, student)
+
+    def generate_feedback(self, name: str, student: str) -> None:
+        """nbgrader generate_feedback for one submission."""
+        self._check(self.api.generate_feedback(name, student, force=True), "generate_feedback", name, student)
+
+    @staticmethod
+    def _check(outcome: dict, what: str, name: str, student: str) -> None:
+        if not outcome.get("success"):
+            raise NbgraderError(f"nbgrader {what} {name} for {student} failed: {outcome.get('error', '')[-2000:]}")
+
+
+def reconcile(course: Course, results: list[NotebookResult]) -> None:
+    """Store each test's points (decided by autograder.checks.scoring) as nbgrader's manual score; keep nbgrader's view."""
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        for result in results:
+            for test in result.tests:
+                if test.manual:  # a person's score: never written here
+                    continue
+                grade = _find(gb, result, test.name)
+                if grade is None:  # not a scoring matter: the points stand, nbgrader's copy of them is missing
+                    result.errors.append(f"{test.name}: missing from the nbgrader gradebook; its points are not there")
+                    continue
+                test.nbgrader_passed = grade.auto_score is not None and grade.auto_score >= grade.max_score
+                grade.manual_score = test.score
+                grade.needs_manual_grade = False  # the checks decided: nothing for formgrader to review
+        gb.db.commit()
+
+
+def _find(gb: Gradebook, result: NotebookResult, test: str):
+    try:
+        return gb.find_grade(test, result.notebook, result.notebook, result.student_id)
+    except MissingEntry:
+        return None
+
+
+def apply_manual(course: Course, results: list[NotebookResult]) -> None:
+    """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`).
+
+    An answer left as handed out is nbgrader's automatic 0 (NO_ANSWER), not one to grade.
+    """
+    pending = [r for r in results if any(t.manual for t in r.tests)]
+    if not pending or course is None or not course.db_path.exists():
+        return
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        for result in pending:
+            for test in (t for t in result.tests if t.manual):
+                grade = _find(gb, result, test.name)
+                if grade is not None and grade.manual_score is not None:
+                    test.score, test.status = float(grade.manual_score), GRADED_BY_HAND
+                    test.message = _comment(gb, result, test.name)
+                elif grade is not None and grade.auto_score == 0 and not grade.needs_manual_grade:
+                    # left as handed out: nbgrader scores it 0 and formgrader does not list it
+                    test.score, test.status, test.message = 0.0, NO_ANSWER, "No answer given: 0 points."
+            result.total()
+
+
+def _comment(gb: Gradebook, result: NotebookResult, name: str) -> str:
+    """The grader's comment on a written answer, if any."""
+    try:
+        return gb.find_comment(name, result.notebook, result.notebook, result.student_id).manual_comment or ""
+    except MissingEntry:
+        return ""
+
+
+def set_manual(course: Course, student: str, notebook: str, answer: str, points: float, comment: str = "") -> float:
+    """Store a person's score (and comment) for one written answer; returns the answer's maximum."""
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        try:
+            grade = gb.find_grade(answer, notebook, notebook, student)
+        except MissingEntry:
+            raise KeyError(f"no graded answer {answer!r} of {student!r} in {notebook!r}") from None
+        if grade.cell_type != "markdown":
+            raise ValueError(f"{answer!r} is graded automatically; only written answers are scored by hand")
+        if not 0 <= points <= grade.max_score:
+            raise ValueError(f"{points:g} points is outside 0..{grade.max_score:g} for {answer!r}")
+        grade.manual_score = points
+        if comment:
+            comment_row = gb.find_comment(answer, notebook, notebook, student)
+            comment_row.manual_comment = comment
+        gb.db.commit()
+        return float(grade.max_score)

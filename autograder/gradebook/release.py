@@ -1,0 +1,79 @@
+"""release: solutions/ -> notebooks/ (student versions) and the student bundle zip."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from autograder import paths
+from autograder.gradebook import coursecache
+from autograder.material import colab
+
+BUNDLE_NAME = "attention-workbook-student.zip"
+
+
+def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Clear outputs and execution counts so that the release is byte-stable."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cell.metadata.pop("execution", None)
+    return nb
+
+
+def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: Path = paths.SOLUTIONS) -> list[Path]:
+    """Write every student notebook (nbgrader generate_assignment, via the course cache) into out_dir."""
+    names = names or paths.notebook_names(solutions)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        coursecache.materialise(names, Path(tmp), solutions)
+        for name in names:
+            nb = normalise(nbformat.read(Path(tmp) / "release" / name / f"{name}.ipynb", as_version=4))
+            target = out_dir / f"{name}.ipynb"
+            nbformat.write(nb, target)
+            written.append(target)
+    shutil.copyfile(paths.WORKBOOK, out_dir / "workbook.py")
+    return written
+
+
+# The learner's kit beside the notebooks: its own README, requirements and self-check (name in the zip: source).
+KIT = {
+    "README.md": paths.ROOT / "autograder" / "kit" / "README.md",
+    "requirements.txt": paths.ROOT / "requirements-learner.txt",
+    "self_check.py": paths.ROOT / "autograder" / "checks" / "selfcheck.py",
+}
+
+
+def write_bundle(notebook_dir: Path, bundle: Path) -> Path:
+    """Zip the student notebooks, the helper module and the learner's kit (nothing else) for distribution."""
+    bundle.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb")) + [notebook_dir / "workbook.py"]:
+            zf.write(path, f"attention-workbook/{path.name}")
+        for name, path in KIT.items():
+            zf.write(path, f"attention-workbook/{name}")
+    return bundle
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate notebooks/ from solutions/ and write the student bundle."""
+    parser = argparse.ArgumentParser(prog="python -m autograder release", description=main.__doc__)
+    parser.add_argument("--out", type=Path, default=paths.NOTEBOOKS, help="student notebook folder")
+    parser.add_argument("--bundle", type=Path, default=paths.BUILD / BUNDLE_NAME, help="zip to write")
+    parser.add_argument("notebooks", nargs="*", help="only these notebooks (default: all)")
+    args = parser.parse_args(argv)
+    written = release_notebooks(args.out, args.notebooks or None)
+    bundle = write_bundle(args.out, args.bundle)
+    if args.out == paths.NOTEBOOKS and colab.update_readme(paths.notebook_names(paths.NOTEBOOKS)):
+        print("updated README.md's Open-in-Colab links")
+    for path in written:
+        print(f"released {path}")
+    print(f"bundle   {bundle}")
+    return 0

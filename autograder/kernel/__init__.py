@@ -1,0 +1,1 @@
+"""One learner kernel: its sandbox, limits, launch, execution and kill."""

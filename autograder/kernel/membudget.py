@@ -1,0 +1,192 @@
+"""A memory budget for one call of the learner's code, kept by the operating system outside the kernel.
+
+A check such as "tiled attention never holds the (L, S) matrix" cannot be measured in the
+grader's process (the tensors live in the kernel) nor asked of the kernel (the learner's code
+would answer). So the grader measures the kernel from outside, where the learner cannot reach:
+
+    memory cgroup   the job's own group (root, or a delegated one): its high-water mark is reset
+                    before the call and read after it (v1 memory.max_usage_in_bytes; v2
+                    memory.peak, where the kernel lets a writer reset it). It counts every page
+                    every process of the job touched, and only root (or the delegated user, whose
+                    cgroup files the kernel's sandbox does not mount) may write it.
+    address space   elsewhere: RLIMIT_AS of each of the job's processes (those of its own uid, or
+                    those descending from the process its kernel manager started) is lowered to
+                    what it maps now plus the budget, for the call; an allocation past it fails in
+                    the kernel. Where the grader may raise limits again (CAP_SYS_RESOURCE, which root
+                    usually holds) the hard limit is lowered too and put back after, so the learner
+                    cannot raise it; elsewhere only the soft limit is lowered, and a call after which
+                    the kernel's soft limit is not the one set counts as over budget.
+
+A call that fails under the address-space limit is run once more without it: if it then
+succeeds, the limit is what stopped it (over budget); if not, its own error is raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.kernel import cgroups
+
+Call = Callable[[], Any]
+_CAP_SYS_RESOURCE = 24
+
+
+@dataclass(frozen=True)
+class KernelProcesses:
+    """Where a job's kernel is, as the grader knows it (never as the kernel reports it)."""
+
+    memory_group: Path | None = None  # the job's memory cgroup folder
+    uid: int | None = None  # the job's own uid (its processes are those of that uid)
+    root_pid: int | None = None  # else: the process the kernel manager started
+
+    def pids(self) -> list[int]:
+        """The job's processes now (read from /proc)."""
+        if self.uid is not None:
+            return [pid for pid, uid in _processes() if uid == self.uid]
+        return _descendants(self.root_pid) if self.root_pid is not None else []
+
+
+def _processes() -> list[tuple[int, int]]:
+    """(pid, real uid) of every process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                uid_line = next(ln for ln in (entry / "status").read_text().splitlines() if ln.startswith("Uid:"))
+                found.append((int(entry.name), int(uid_line.split()[1])))
+    return found
+
+
+def _descendants(root: int) -> list[int]:
+    """root and every process below it (parents read from /proc/<pid>/stat)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _read_int(path: Path) -> int:
+    return int(path.read_text().split()[0])
+
+
+def group_peak(group: Path, fn: Call) -> int | None:
+    """Bytes the group's usage rose by at most during fn() (None: the group cannot be reset here)."""
+    v1 = group / "memory.max_usage_in_bytes"
+    if v1.exists():
+        v1.write_text("0")  # the high-water mark starts again from the current usage
+        base = _read_int(group / "memory.usage_in_bytes")
+        fn()
+        return _read_int(v1) - base
+    try:
+        fd = os.open(group / "memory.peak", os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        try:
+            os.write(fd, b"reset\n")  # Linux 6.12+: this file descriptor's peak restarts now
+        except OSError:
+            return None
+        base = _read_int(group / "memory.current")
+        fn()
+        return int(os.pread(fd, 64, 0).split()[0]) - base
+    finally:
+        os.close(fd)
+
+
+def _mapped(pid: int) -> int:
+    """The bytes of address space the process maps now."""
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[0]) * resource.getpagesize()
+
+
+def _lesser(a: int, b: int) -> int:
+    """The lower of two rlimit values (RLIM_INFINITY, -1 here, is the highest)."""
+    return b if a == resource.RLIM_INFINITY else a if b == resource.RLIM_INFINITY else min(a, b)
+
+
+def can_raise_hard_limits() -> bool:
+    """Whether this process holds CAP_SYS_RESOURCE, so that it can put back a hard limit it lowered."""
+    with contextlib.suppress(OSError, StopIteration, ValueError):
+        line = next(ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith("CapEff:"))
+        return bool(int(line.split()[1], 16) >> _CAP_SYS_RESOURCE & 1)
+    return False
+
+
+def _lower(pids: list[int], budget: int) -> dict[int, tuple[tuple[int, int], int]]:
+    """Lower each process's RLIMIT_AS to what it maps plus the budget: pid -> (limits before, soft set)."""
+    root, saved = can_raise_hard_limits(), {}
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):
+            soft, hard = resource.prlimit(pid, resource.RLIMIT_AS)
+            cap = _mapped(pid) + budget
+            new_soft = _lesser(_lesser(soft, cap), hard)
+            resource.prlimit(pid, resource.RLIMIT_AS, (new_soft, new_soft if root else hard))
+            saved[pid] = ((soft, hard), new_soft)
+    return saved
+
+
+def _restore(saved: dict[int, tuple[tuple[int, int], int]]) -> bool:
+    """Put the limits back; False if a process's soft limit was no longer the one set (it raised it)."""
+    kept = True
+    for pid, (before, soft_set) in saved.items():
+        with contextlib.suppress(OSError, ValueError):  # a process that ended meanwhile
+            kept = kept and resource.prlimit(pid, resource.RLIMIT_AS)[0] == soft_set
+            resource.prlimit(pid, resource.RLIMIT_AS, before)
+    return kept
+
+
+def address_space_fits(pids: list[int], fn: Call, budget: int) -> bool:
+    """Whether fn() runs with the job's address space capped at what it maps now plus the budget."""
+    saved = _lower(pids, budget)
+    if not saved:
+        raise RuntimeError("the grader cannot set the kernel's memory limit here")
+    failed: BaseException | None = None
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - decided below: the limit, or the learner's own error
+        failed = exc
+    finally:
+        kept = _restore(saved)
+    if failed is None:
+        return kept
+    fn()  # without the limit: if this raises too, the error is the learner's own
+    return False
+
+
+def within(processes: KernelProcesses, fn: Call, budget: int) -> bool:
+    """Whether fn() (a call of the learner's code) holds at most `budget` bytes at once, measured outside the kernel."""
+    if processes.memory_group is not None:
+        peak = group_peak(processes.memory_group, fn)
+        if peak is not None:
+            return peak <= budget
+    return address_space_fits(processes.pids(), fn, budget)
+
+
+def for_kernel(km: Any) -> Callable[[Call, int], bool]:
+    """The budget for one job's kernel, from what its kernel manager knows (autograder.kernel.launchers)."""
+    job = getattr(km, "kernel_job", None)
+    provisioner = getattr(km, "provisioner", None)
+    root_pid = getattr(provisioner, "pid", None)
+    group = None
+    if job is not None:
+        found = cgroups.tree()
+        base = found.base("memory") if found else None
+        members = base / job.name / "cgroup.procs" if base else None
+        if members is not None and members.exists() and members.read_text().split():
+            group = base / job.name
+    uid = job.uid if job is not None and getattr(km, "own_uid", False) else None
+    processes = KernelProcesses(group, uid, root_pid)
+    return lambda fn, budget: within(processes, fn, budget)

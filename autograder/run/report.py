@@ -1,0 +1,252 @@
+"""Reports: grades.csv, results.json and the grade table printed at the end of a run."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+from autograder import paths
+from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
+from autograder.results_folder import ResultsFolder
+from autograder.submissions import intake
+from autograder.submissions import roster as rosters
+
+MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
+
+# DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
+# per notebook, so nbgrader's rows are ours), then this grader's own.
+GRADES_COLUMNS = [
+    "student_id",
+    "notebook",
+    "score",
+    "max_score",
+    "assignment",
+    "duedate",
+    "timestamp",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "status",
+    "flags",
+    "reason",
+    "needs_manual_grading",  # written answers no person has scored yet
+    "overridden",  # tests whose score an instructor set (autograder.run.overrides)
+]
+
+
+# OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with one
+# of these; it gets a leading single quote, and the cell is quoted.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """One CSV field: quoted when needed, and neutralised (leading ') if a spreadsheet would run it."""
+    text = str(value)
+    risky = text.startswith(FORMULA_STARTS)
+    if risky:
+        text = "'" + text
+    if risky or any(ch in text for ch in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_text(rows: list[list[object]]) -> str:
+    """CSV text, every field through csv_cell (the standard module cannot quote only some fields)."""
+    return "".join(",".join(csv_cell(v) for v in row) + "\n" for row in rows)
+
+
+def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = None) -> str:
+    """One row per student per notebook; with a roster, names and emails, and a 'missing' row for work not handed in."""
+    rows: list[list[object]] = [list(GRADES_COLUMNS)]
+    for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
+        score = f"{r.score:g}"
+        learner = roster.get(r.student_id) if roster is not None else None
+        first, last = learner.first_last if learner else ("", "")
+        rows.append(
+            [
+                r.student_id,
+                r.notebook,
+                score,
+                f"{r.max_score:g}",
+                r.notebook,
+                r.duedate,
+                r.timestamp,
+                last,
+                first,
+                learner.email if learner else "",
+                f"{r.score + r.penalty:g}",
+                f"{r.penalty:g}",
+                r.status,
+                "; ".join(r.flags)[:1000],
+                "; ".join(r.errors)[:500],
+                " ".join(t.name for t in r.tests if t.pending),
+                " ".join(t.name for t in r.tests if t.overridden),
+            ]
+        )
+    rows += _missing_rows(results, roster)
+    return csv_text(rows)
+
+
+def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) -> list[list[object]]:
+    """A row per enrolled learner and course notebook with no row at all: status 'missing', score blank."""
+    if roster is None:
+        return []
+    have = {(r.student_id, r.notebook) for r in results}
+    top = {r.notebook: f"{r.max_score:g}" for r in results if r.status == Status.GRADED}
+    rows: list[list[object]] = []
+    for learner in sorted(roster.learners.values(), key=lambda x: x.id):
+        first, last = learner.first_last
+        for name in paths.notebook_names():
+            if (learner.id, name) not in have:
+                blank = [""] * (len(GRADES_COLUMNS) - 13)
+                rows.append(
+                    [
+                        learner.id,
+                        name,
+                        "",
+                        top.get(name, ""),
+                        name,
+                        "",
+                        "",
+                        last,
+                        first,
+                        learner.email,
+                        "",
+                        "",
+                        MISSING,
+                        *blank,
+                    ]
+                )
+    return rows
+
+
+def lms_csv(
+    results: list[NotebookResult], notebooks: list[str] | None = None, roster: rosters.Roster | None = None
+) -> str:
+    """One row per learner, one column per course notebook, and the total: ready for an LMS import.
+
+    The columns are the course's notebooks (paths.notebook_names()), whatever was handed
+    in: nothing a learner names becomes a column. Rows are the learners with a valid id
+    (an entry rejected for its id is in grades.csv only) and every enrolled learner; a
+    notebook not graded is blank (missing, not 0), and the total sums what was graded.
+    """
+    notebooks = paths.notebook_names() if notebooks is None else notebooks
+    scores: dict[str, dict[str, float]] = {x: {} for x in (roster.learners if roster is not None else {})}
+    for r in results:
+        if not intake.valid_id(r.student_id):
+            continue
+        row = scores.setdefault(r.student_id, {})
+        if r.notebook in notebooks and r.status == Status.GRADED:
+            row[r.notebook] = r.score
+    rows: list[list[object]] = [["student_id", *notebooks, "total"]]
+    for student in sorted(scores):
+        got = scores[student]
+        cells = [f"{got[n]:g}" if n in got else "" for n in notebooks]
+        rows.append([student, *cells, f"{sum(got.values()):g}"])
+    return csv_text(rows)
+
+
+def write_reports(out: Path, results: list[NotebookResult]) -> None:
+    """grades.csv, lms.csv, results.json and, with a roster, canvas.csv and moodle.csv, each written atomically."""
+    out.mkdir(parents=True, exist_ok=True)
+    folder = ResultsFolder(out)
+    roster = rosters.load(folder.roster) if folder.roster.is_file() else None
+    texts = {"grades": grades_csv(results, roster), "lms": lms_csv(results, roster=roster)}
+    if roster is not None:
+        from autograder.run import exports
+
+        names = paths.notebook_names()
+        texts["canvas"] = exports.canvas_csv(results, roster, names)
+        texts["moodle"] = exports.moodle_csv(results, roster, names)
+    reports = folder.reports()
+    for kind, text in texts.items():
+        tmp = reports[kind].with_name(f".{reports[kind].name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
+        os.replace(tmp, reports[kind])
+    ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
+    write_json_atomic(folder.results_json, {"submissions": [r.to_dict() for r in ordered]})
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control and format characters (escape sequences) shown as '?'."""
+    return "".join("?" if unicodedata.category(ch)[0] == "C" else ch for ch in text)
+
+
+def table(results: list[NotebookResult]) -> str:
+    """A text table: one line per student and notebook, with status and flags."""
+    lines = [f"{'student':<20} {'notebook':<34} {'score':>11}  status"]
+    for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
+        status = r.status if r.status == Status.GRADED else f"{r.status}: {'; '.join(r.errors)[:60]}"
+        flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
+        changed = [t.name for t in r.tests if t.overridden]
+        flags += f"  [overridden: {', '.join(changed)}]" if changed else ""
+        line = f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}"
+        lines.append(printable(line))
+    return "\n".join(lines)
+
+
+def summary(results: list[NotebookResult]) -> str:
+    """Per notebook: how many graded, mean score, full marks, zeros, rejected, flagged."""
+    lines = [f"{'notebook':<34} {'graded':>6} {'mean %':>7} {'full':>5} {'zero':>5} {'rejected':>8} {'flagged':>7}"]
+    for name in sorted({r.notebook for r in results}):
+        rows = [r for r in results if r.notebook == name]
+        graded = [r for r in rows if r.status == Status.GRADED]
+        mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
+        full = sum(_automatic(r) >= r.auto_max > 0 for r in graded)  # every automatic point (README's "full marks")
+        lines.append(
+            f"{name:<34} {len(graded):>6} {mean:>7.1f} {full:>5} "
+            f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
+        )
+    return "\n".join(lines + authoring_lines(results))
+
+
+def authoring_lines(results: list[NotebookResult]) -> list[str]:
+    """One line per notebook whose own checks failed as written: the instructor's to fix."""
+    lines = []
+    for name in sorted({r.notebook for r in results}):
+        hit = [e for r in results if r.notebook == name for e in r.errors if Problem.AUTHORING in problems([e])]
+        if hit:
+            lines.append(
+                f"AUTHORING ERROR in {name} ({len(hit)} submission(s) not graded): {hit[0][len(AUTHORING) + 2 :]}"
+            )
+    return lines
+
+
+def _automatic(result: NotebookResult) -> float:
+    """The points the automatic checks gave (written answers and any late penalty aside)."""
+    return round(sum(t.score for t in result.tests if not t.manual), 6)
+
+
+def pending_points(results: list[NotebookResult]) -> tuple[int, float]:
+    """How many written answers await a person, and their points."""
+    waiting = [t for r in results for t in r.tests if t.pending]
+    return len(waiting), sum(t.max_score for t in waiting)
+
+
+def histogram(results: list[NotebookResult], path: Path) -> Path | None:
+    """A PNG histogram of scores (% of the maximum), one colour per notebook."""
+    graded = [r for r in results if r.status == Status.GRADED and r.max_score]
+    if not graded:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted({r.notebook for r in graded})
+    fig, ax = plt.subplots(figsize=(8, 4))
+    data = [[100 * r.score / r.max_score for r in graded if r.notebook == n] for n in names]
+    ax.hist(data, bins=range(0, 105, 5), stacked=True, label=[n[:2] for n in names])
+    ax.set(
+        xlabel="score (% of the notebook's points)",
+        ylabel="submissions",
+        title=f"Scores of {len(graded)} graded submission(s)",
+    )
+    ax.legend(title="notebook", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,330 @@
+"""similarity: which submissions share their answers with the reference, each other, or earlier years.
+
+    python -m autograder similarity RESULTS [--earlier DIR] [--threshold X]
+
+Every graded submission's answer cells (RESULTS/.state) are compared, per answer cell and
+per notebook, with the course's reference answers (solutions/), with every other submission
+of the run and with the submissions of an optional folder of earlier years
+(`DIR/<student>/<NN_topic>.ipynb`). The comparison is copydetect's (winnowing, the MOSS
+algorithm, over code tokenized by Pygments): identifiers, function and class names become
+one placeholder each and comments and whitespace are dropped, so renaming and reformatting
+change nothing, and fingerprints are k-grams of tokens, so reordered statements and code
+moved into helpers still match where their runs of tokens do. The student version's own
+cells (signatures, the stub) are boilerplate: they never count.
+
+A pair's notebook score is the share of the smaller side's fingerprinted code found in the
+other (copied tokens over tokens, summed over the cells both answered); a pair is listed
+when it reaches the threshold and the shared code is long enough to mean something
+(MIN_TOKENS), since two short correct answers to a tightly specified function look alike.
+Writes RESULTS/similarity.html (ranked pairs, side by side, shared code highlighted),
+RESULTS/similarity.csv, and a `similarity` entry per submission in results.json. All of
+it is for the instructor: none of it reaches a learner's feedback. A high score is a
+reason to look, not proof (see README, "What the similarity report can prove").
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import itertools
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+from autograder import paths
+from autograder.material import answers
+from autograder.results import NotebookResult, Status, write_json_atomic
+from autograder.results_folder import ResultsFolder
+from autograder.run.report import csv_text
+
+NOISE = 20  # copydetect noise threshold: the shortest run of filtered characters that counts (measured)
+GUARANTEE = 25  # every shared run this long is found (window = GUARANTEE - NOISE + 1)
+THRESHOLD = 0.6  # default notebook score from which a pair is listed and its submissions flagged
+MIN_TOKENS = 230  # the smaller side's fingerprinted code, in filtered characters, for a pair to be flagged
+REFERENCE = "reference"
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+
+
+@dataclass
+class Doc:
+    """One notebook's answers by one author: the reference, a learner of this run, or of an earlier year."""
+
+    owner: str  # "reference", "run:<student id>" or "earlier:<student id>"
+    notebook: str
+    cells: dict[str, str]  # answer grade_id -> code
+    prints: dict = field(default_factory=dict)  # grade_id -> copydetect CodeFingerprint (answered cells only)
+
+
+@dataclass
+class Pair:
+    """Two documents of one notebook and how much code they share."""
+
+    a: Doc
+    b: Doc
+    score: float
+    tokens: int  # the smaller side's fingerprinted code (filtered characters) over the shared cells
+    cells: dict[str, tuple[float, np.ndarray, np.ndarray]]  # grade_id -> (score, slices in a, slices in b)
+
+    @property
+    def flagged_at(self) -> float:
+        """The score that decides whether the pair is listed (0 when too little code is shared)."""
+        return self.score if self.tokens >= MIN_TOKENS else 0.0
+
+
+def _stable_kgrams(string: str, k: int) -> np.ndarray:
+    """copydetect's k-gram hashes, as a polynomial hash of the code points (Python's hash() is salted per process).
+
+    With hash() the winnowed fingerprints, and so the scores, changed from one run to the next.
+    """
+    codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+    n = len(codes) - k + 1
+    if n <= 0:
+        return np.array([], dtype=np.int64)
+    hashes = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):  # sum of codes[i + j] * B^(k - 1 - j), modulo 2^64
+            hashes = hashes * np.uint64(1_000_003) + codes[j : j + n]
+        hashes ^= hashes >> np.uint64(29)  # mix the high bits into the low ones winnowing compares
+        hashes *= np.uint64(0xBF58476D1CE4E5B9)
+    return hashes.view(np.int64)
+
+
+def _fingerprint(code: str, boilerplate: np.ndarray):
+    import copydetect.utils
+    from copydetect import CodeFingerprint
+
+    copydetect.utils.hashed_kgrams = _stable_kgrams  # reproducible reports (see _stable_kgrams)
+
+    return CodeFingerprint("answer.py", NOISE, GUARANTEE - NOISE + 1, boilerplate, fp=io.StringIO(code))
+
+
+def boilerplate(notebook: str) -> dict[str, np.ndarray]:
+    """Per answer cell, the fingerprints of the student version's own code (never counted as shared)."""
+    student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
+    return {
+        answers.nbgrader_id(c): np.array(sorted(_fingerprint(answers.strip_markers(c.source), np.array([])).hashes))
+        for c in student.cells
+        if answers.is_answer(c)
+    }
+
+
+def fingerprint(doc: Doc, stubs: dict[str, np.ndarray]) -> Doc:
+    """Fingerprint the cells of `doc` that hold code of the learner's own (beyond the starter code)."""
+    for cell, code in doc.cells.items():
+        if cell not in stubs or not isinstance(code, str):
+            continue
+        fp = _fingerprint(answers.strip_markers(code)[:200_000], stubs[cell])
+        if fp.hashes and fp.token_coverage > 0:
+            doc.prints[cell] = fp
+    return doc
+
+
+def compare(a: Doc, b: Doc) -> Pair:
+    """How much of the smaller side's code, cell by cell, the other holds."""
+    from copydetect import compare_files
+
+    shared, total, cells = 0.0, 0.0, {}
+    for cell in sorted(set(a.prints) & set(b.prints)):
+        fa, fb = a.prints[cell], b.prints[cell]
+        overlap, (sim_a, sim_b), (slices_a, slices_b) = compare_files(fa, fb)
+        smaller = min(fa.token_coverage, fb.token_coverage)
+        score = float(max(sim_a, sim_b)) if overlap else 0.0
+        cells[cell] = (min(score, 1.0), slices_a, slices_b)
+        shared += min(score, 1.0) * smaller
+        total += smaller
+    return Pair(a, b, shared / total if total else 0.0, int(total), cells)
+
+
+def reference_doc(notebook: str) -> Doc:
+    """The course's own answers to a notebook."""
+    return Doc(REFERENCE, notebook, answers.reference_answers(nbformat.read(paths.source_notebook(notebook), 4)))
+
+
+def notebook_doc(owner: str, notebook: str, path: Path) -> Doc | None:
+    """A learner's answers read from a notebook file (None when it cannot be read as one)."""
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return None
+        nb = nbformat.read(path, as_version=4)
+        cells = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
+    except Exception:  # noqa: BLE001 - learner files: one unreadable notebook is skipped, never fatal
+        return None
+    return Doc(owner, notebook, {k: v for k, v in cells.items() if isinstance(k, str) and isinstance(v, str)})
+
+
+def run_docs(results_dir: Path, results: list[NotebookResult]) -> list[Doc]:
+    """The answers of every graded submission in RESULTS (its saved, graded notebooks)."""
+    folder = ResultsFolder(results_dir)
+    docs = []
+    for r in results:
+        if r.status == Status.GRADED and r.notebook in paths.notebook_names():
+            path = folder.executed_path(r.student_id, r.notebook)
+            doc = notebook_doc(f"run:{r.student_id}", r.notebook, path)
+            docs += [doc] if doc else []
+    return docs
+
+
+def earlier_docs(folder: Path) -> list[Doc]:
+    """Submissions of earlier years: FOLDER/<student>/<NN_topic>.ipynb."""
+    names = set(paths.notebook_names())
+    return [
+        doc
+        for path in sorted(folder.glob("*/*.ipynb"))
+        if path.stem in names and (doc := notebook_doc(f"earlier:{path.parent.name}", path.stem, path))
+    ]
+
+
+def pairs(docs: list[Doc]) -> list[Pair]:
+    """Every pair worth comparing, per notebook: learners of this run with the reference, each other and earlier."""
+    found = []
+    by_notebook: dict[str, list[Doc]] = {}
+    for doc in docs:
+        by_notebook.setdefault(doc.notebook, []).append(doc)
+    for notebook, group in sorted(by_notebook.items()):
+        stubs = boilerplate(notebook)
+        group = [fingerprint(d, stubs) for d in [reference_doc(notebook), *group]]
+        for a, b in itertools.combinations(group, 2):
+            if a.owner.startswith("run:") or b.owner.startswith("run:"):
+                found.append(compare(a, b))
+    return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
+
+
+def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
+    """Per (student id, notebook) of this run: its highest score, with whom, and whether it is over the threshold."""
+    out: dict[tuple[str, str], dict] = {}
+    for pair in found:
+        for me, other in ((pair.a, pair.b), (pair.b, pair.a)):
+            if not me.owner.startswith("run:"):
+                continue
+            key = (me.owner[4:], me.notebook)
+            entry = out.setdefault(key, {"max_score": 0.0, "with": [], "flagged": False})
+            entry["max_score"] = max(entry["max_score"], round(pair.score, 3))
+            if pair.flagged_at >= threshold:
+                entry["flagged"] = True
+                entry["with"].append(other.owner)
+    return out
+
+
+def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None = None,
+          threshold: float = THRESHOLD) -> list[Pair]:  # fmt: skip
+    """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json."""
+    docs = run_docs(results_dir, results) + (earlier_docs(earlier) if earlier else [])
+    found = pairs(docs)
+    marks = flags(found, threshold)
+    rows: list[list[object]] = [["notebook", "a", "b", "score", "tokens", "flagged", "cells"]]
+    for p in found:
+        cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
+        rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.tokens, p.flagged_at >= threshold, cells])
+    folder = ResultsFolder(results_dir)
+    folder.similarity_csv.write_text(csv_text(rows), encoding="utf-8")
+    folder.similarity_html.write_text(html_report(found, threshold), encoding="utf-8")
+    _mark_results(results_dir, marks)
+    return found
+
+
+def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
+    """Each submission's similarity entry in results.json (the instructor's file; never the feedback).
+
+    `fill`: a submission the report has no pair for is marked unflagged (a fresh report); else left unmarked.
+    """
+    folder = ResultsFolder(results_dir)
+    write_json_atomic(folder.similarity_marks, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
+    path = folder.results_json
+    if not path.exists():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for sub in data.get("submissions", []):
+        entry = marks.get((sub.get("student_id"), sub.get("notebook")))
+        if entry or fill:
+            sub["similarity"] = entry or {"max_score": 0.0, "with": [], "flagged": False}
+    write_json_atomic(path, data)
+
+
+def reapply(results_dir: Path) -> None:
+    """Put the last report's marks back into a rewritten results.json (nothing when there was no report)."""
+    try:
+        saved = json.loads(ResultsFolder(results_dir).similarity_marks.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    marks = {(m.pop("student_id", None), m.pop("notebook", None)): m for m in saved if isinstance(m, dict)}
+    _mark_results(results_dir, marks, fill=False)
+
+
+PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>Similarity report (instructor only)</title>
+<style>body{{font-family:sans-serif;margin:1em}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;
+padding:2px 6px;vertical-align:top}} pre{{margin:0;white-space:pre-wrap;font-size:12px;max-width:48em}}
+mark{{background:#ffd27f}} .flag{{color:#b00;font-weight:bold}}</style></head><body>
+<h1>Similarity report — instructor only</h1>
+<p>{summary}</p>
+<p>Scores: the share of the smaller side's code (identifiers, comments and whitespace normalised; starter code
+excluded) that the other holds. A high score is a reason to look at the code, not proof of copying: short
+correct answers to a tightly specified function converge.</p>
+<table><tr><th>#</th><th>notebook</th><th>a</th><th>b</th><th>score</th><th>code</th></tr>{rows}</table>
+{details}</body></html>
+"""
+
+
+def _highlight(code: str, slices: np.ndarray) -> str:
+    """Code as escaped HTML, the shared regions in <mark>."""
+    out, at = [], 0
+    spans = sorted(zip(*slices, strict=True)) if len(slices) and len(slices[0]) else []
+    for start, end in spans:
+        start, end = max(int(start), at), max(int(end), at)
+        out += [html.escape(code[at:start]), "<mark>", html.escape(code[start:end]), "</mark>"]
+        at = end
+    return "".join(out) + html.escape(code[at:])
+
+
+def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
+    """The ranked pairs, and for each listed one its cells side by side; every learner text escaped."""
+    shown = [p for p in found if p.flagged_at >= threshold][:limit] or found[: min(limit, 20)]
+    rows, details = [], []
+    for i, p in enumerate(shown, 1):
+        cls = ' class="flag"' if p.flagged_at >= threshold else ""
+        rows.append(
+            f'<tr><td><a href="#p{i}">{i}</a></td><td>{html.escape(p.a.notebook)}</td><td>{html.escape(p.a.owner)}'
+            f"</td><td>{html.escape(p.b.owner)}</td><td{cls}>{p.score:.2f}</td><td>{p.tokens}</td></tr>"
+        )
+        cells = []
+        for cell, (score, sa, sb) in p.cells.items():
+            left = _highlight(answers.strip_markers(p.a.cells[cell]), sa)
+            right = _highlight(answers.strip_markers(p.b.cells[cell]), sb)
+            cells.append(f"<tr><th colspan=2>{html.escape(cell)}: {score:.2f}</th></tr>"
+                         f"<tr><td><pre>{left}</pre></td><td><pre>{right}</pre></td></tr>")  # fmt: skip
+        details.append(
+            f'<h2 id="p{i}">{i}. {html.escape(p.a.notebook)}: {html.escape(p.a.owner)} — '
+            f"{html.escape(p.b.owner)} ({p.score:.2f})</h2><table>{''.join(cells)}</table>"
+        )
+    flagged = sum(p.flagged_at >= threshold for p in found)
+    summary = f"{len(found)} pair(s) compared, {flagged} at or over the threshold {threshold:g}"
+    return PAGE.format(summary=html.escape(summary), rows="".join(rows), details="".join(details))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare RESULTS' submissions with the reference, each other and earlier years; write the report."""
+    parser = argparse.ArgumentParser(prog="python -m autograder similarity", description=main.__doc__)
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--earlier", type=Path, help="earlier years' submissions: DIR/<student>/<NN_topic>.ipynb")
+    parser.add_argument(
+        "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
+    )
+    args = parser.parse_args(argv)
+    results = ResultsFolder(args.results).results()
+    if not results:
+        print(f"ERROR: {args.results} holds no graded results", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    found = write(args.results, results, args.earlier, args.threshold)
+    flagged = sum(p.flagged_at >= args.threshold for p in found)
+    print(f"{len(found)} pair(s) compared, {flagged} flagged ({time.perf_counter() - t0:.1f} s): "
+          f"{ResultsFolder(args.results).similarity_html}, similarity.csv")  # fmt: skip
+    return 0

@@ -1,0 +1,1 @@
+"""Beyond one machine's run: Gradescope, and the merge of shards."""

@@ -1,0 +1,341 @@
+"""merge: the results folders of `grade --shard K/N` (K = 1..N) -> one results folder, as one run gives.
+
+    python -m autograder merge SHARD_RESULTS... --out RESULTS
+
+RESULTS gets what a single `grade` over all submissions writes: grades.csv, results.json,
+lms.csv, feedback/, scores.png, the similarity report (every learner of every shard compared),
+the summary (printed), and one nbgrader gradebook
+(RESULTS/.course/gradebook.db) holding every learner's submissions, grades and comments,
+manual scores included. Nothing is graded again: each shard's saved results and executed
+notebooks are copied (RESULTS/.state, so a later `grade` run on RESULTS resumes from
+them), and each submission's gradebook rows are copied, field by field, through
+nbgrader's own API into a gradebook set up from the same sources.
+
+It refuses, before writing anything: a folder that is not a finished shard, shards
+graded from different sources or engine versions (or from other sources than this
+checkout's), shards graded with different course keys (their fingerprints differ), shards of
+different counts, the same shard twice, a missing shard, a learner found in two shards or in a
+shard their id does not hash to, and a notebook its shard's host could not grade (grade exited
+3: run that shard again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+from autograder.gradebook.course import COURSE_ID, Course
+from autograder.results import NotebookResult, Problem, Status, write_json_atomic
+from autograder.results import problems as problem_kinds
+from autograder.results_folder import ResultsFolder, SavedState
+from autograder.run import grade, overrides, runlock
+from autograder.run import shard as sharding
+from autograder.run.report import summary, table
+from autograder.submissions import roster as rosters
+
+# What an instructor decided in the shards' folders, carried into the merged one: the late
+# policy and the roster (the same in every shard), and each shard's overrides, set-aside
+# hand scores and submission times (each shard's learners are its own).
+
+
+class MergeError(ValueError):
+    """Shards that cannot be merged, and why."""
+
+
+def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedState]]]:
+    """Validate the shards; returns their common digest and each folder's saved states.
+
+    Raises MergeError naming every problem found.
+    """
+    if not folders:
+        raise MergeError("no shard results folders given")
+    records: dict[Path, dict] = {}
+    problems = [f"{f}: given twice" for i, f in enumerate(folders) if f in folders[:i]]
+    for folder in dict.fromkeys(folders):
+        if not folder.is_dir():
+            problems.append(f"{folder}: no such folder")
+            continue
+        try:
+            record = sharding.read(folder)
+        except sharding.ShardError as exc:
+            problems.append(str(exc))
+            continue
+        if record is None:
+            record_name = ResultsFolder(folder).shard_record.name
+            problems.append(f"{folder}: not a shard's results (no {record_name}; grade it with --shard K/N)")
+            continue
+        records[folder] = record
+    if problems:
+        raise MergeError("\n".join(problems))
+    counts = {r["count"] for r in records.values()}
+    if len(counts) > 1:
+        raise MergeError(
+            "shards of different counts: "
+            + ", ".join(f"{f} is {r['index']}/{r['count']}" for f, r in records.items())
+            + " (every shard of a run must be K/N with the same N)"
+        )
+    (count,) = counts
+    digests = {r.get("digest") for r in records.values()}
+    if len(digests) > 1:
+        raise MergeError(
+            "shards graded from different sources or engine versions: "
+            + "; ".join(f"{f} ({r['index']}/{count}): {r.get('digest')}" for f, r in records.items())
+            + " (re-grade the odd ones from the same checkout)"
+        )
+    (digest,) = digests
+    keys = {r.get("key") for r in records.values()}
+    if len(keys) > 1:
+        raise MergeError(
+            "shards graded with different course keys: "
+            + "; ".join(
+                f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items()
+            )
+            + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
+        )
+    problems += _decisions_differ(list(records))
+    by_index: dict[int, list[Path]] = {}
+    for folder, record in records.items():
+        by_index.setdefault(record["index"], []).append(folder)
+    twice = [
+        f"shard {k}/{count} given {len(fs)} times: {', '.join(map(str, fs))}"
+        for k, fs in by_index.items()
+        if len(fs) > 1
+    ]
+    missing = sorted(set(range(1, count + 1)) - set(by_index))
+    if twice or missing:
+        lines = twice + ([f"missing shard(s): {', '.join(f'{k}/{count}' for k in missing)}"] if missing else [])
+        raise MergeError("\n".join(lines) + " (merge needs each of shards 1..N exactly once)")
+    states: dict[Path, dict[str, SavedState]] = {}
+    seen: dict[str, Path] = {}
+    for folder, record in sorted(records.items(), key=lambda fr: fr[1]["index"]):
+        shard = sharding.Shard(record["index"], count)
+        held = ResultsFolder(folder).states()
+        for key, state in held.items():
+            student = state.result.student_id
+            if key in seen:
+                problems.append(f"overlapping shards: {key} is in {seen[key]} and in {folder}")
+            seen[key] = folder
+            if not shard.holds(student):
+                problems.append(
+                    f"{folder} (shard {shard}) holds {student!r}, whose id belongs to shard "
+                    f"{sharding.shard_of(student, count)}/{count}: overlapping shards"
+                )
+            if state.digest != digest:
+                problems.append(f"{folder}: {key} was graded from other sources or engine ({state.digest}); re-run it")
+            elif state.result.status == Status.GRADED and not state.recorded:
+                problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
+            host = [e for e in state.result.errors if problem_kinds([e]) == {Problem.HOST}]
+            if host:  # grade exited 3 there: the next run of that shard grades it
+                problems.append(
+                    f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"
+                )
+        states[folder] = held
+    if problems:
+        raise MergeError(
+            "\n".join(problems[:50]) + (f"\n... and {len(problems) - 50} more" if len(problems) > 50 else "")
+        )
+    return digest, states
+
+
+def _decisions_differ(folders: list[Path]) -> list[str]:
+    """A late policy or roster that is not the same file in every shard (or in none)."""
+    problems, shards = [], {f: ResultsFolder(f).same_in_every_shard() for f in folders}
+    for i, name in enumerate(p.name for p in next(iter(shards.values()), ())):
+        held = {f: kept[i].read_bytes() if kept[i].is_file() else None for f, kept in shards.items()}
+        if len(set(held.values())) > 1:
+            which = ", ".join(f"{f} {'has one' if b is not None else 'has none'}" for f, b in held.items())
+            problems.append(f"the shards hold different {name} files ({which}): grade every shard with the same one")
+    return problems
+
+
+def _json(path: Path, default):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+    except ValueError as exc:
+        raise MergeError(f"{path} cannot be read ({exc}): mend or remove it, then merge again") from exc
+
+
+def carry_decisions(folders: list[Path], out: Path) -> None:
+    """Put the shards' late policy, roster, overrides, set-aside hand scores and times in `out`."""
+    merged, shards = ResultsFolder(out), [ResultsFolder(f) for f in folders]
+    for i, dest in enumerate(merged.same_in_every_shard()):
+        first = next((p for s in shards if (p := s.same_in_every_shard()[i]).is_file()), None)
+        if first is not None:
+            shutil.copyfile(first, dest)
+    given = overrides.Store(out)  # the overrides file's own reader and writer
+    aside: list = []
+    times: dict = {}
+    for shard in shards:
+        try:
+            held = overrides.Store(shard.root)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise MergeError(f"{shard.overrides} cannot be read ({exc}): mend or remove it") from exc
+        given.current.update(held.current)
+        given.history += held.history
+        given.changed |= bool(held.current or held.history)
+        aside += _json(shard.hand_history, {}).get("set_aside", [])
+        times.update(_json(shard.timestamps, {}))
+    given.save()
+    for path, value, kept in ((merged.hand_history, {"set_aside": aside}, aside), (merged.timestamps, times, times)):
+        if kept:
+            write_json_atomic(path, value)
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True)
+
+
+def copy_gradebook(src_db: Path, dest_db: Path) -> int:
+    """Copy every submission (student, submitted notebooks, grades, comments) from one gradebook to another.
+
+    The destination has the same assignments, notebooks and cells (set up from the same
+    sources); rows are matched by name, and every stored value (auto and manual scores,
+    extra credit, comments, flags, timestamps) is copied. Returns how many submissions.
+    """
+    from nbgrader.api import Comment, Grade, Gradebook, Student, SubmittedAssignment, SubmittedNotebook
+
+    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy use
+
+    def values(row, table) -> dict:
+        """A row's own stored values: every column but its id and the keys that tie it to other rows."""
+        return {
+            c.name: getattr(row, c.name) for c in table.__table__.columns if not c.primary_key and not c.foreign_keys
+        }
+
+    copied = 0
+    with Gradebook(f"sqlite:///{src_db}", COURSE_ID) as src, Gradebook(f"sqlite:///{dest_db}", COURSE_ID) as dest:
+        for student in src.students:
+            dest.update_or_create_student(student.id, **values(student, Student))
+        for sub in src.db.query(SubmittedAssignment).all():
+            target = dest.add_submission(sub.name, sub.student_id)
+            for column, value in values(sub, SubmittedAssignment).items():
+                setattr(target, column, value)
+            notebooks = {nb.name: nb for nb in target.notebooks}
+            for nb in sub.notebooks:
+                tnb = notebooks[nb.name]
+                for column, value in values(nb, SubmittedNotebook).items():
+                    setattr(tnb, column, value)
+                grades = {g.name: g for g in tnb.grades}
+                for g in nb.grades:
+                    for column, value in values(g, Grade).items():
+                        setattr(grades[g.name], column, value)
+                comments = {c.name: c for c in tnb.comments}
+                for c in nb.comments:
+                    for column, value in values(c, Comment).items():
+                        setattr(comments[c.name], column, value)
+            copied += 1
+        dest.db.commit()
+    return copied
+
+
+@contextlib.contextmanager
+def building(out: Path) -> Iterator[Path]:
+    """A new folder next to `out` to build the merge in (one merge at a time; a killed merge's leftovers go)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = runlock.try_lock(out.parent / f".{out.name}.merge-lock")
+    if lock is None:
+        raise runlock.RunBusy(f"another merge into {out} is running")
+    tmp = out.parent / f".{out.name}.merging"
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)  # what a killed merge left: nothing in it is kept
+        tmp.mkdir()
+        yield tmp
+    finally:
+        lock.close()
+
+
+def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: Path, names: list[str]):
+    """Write the merged results folder's contents into `out`; returns every result."""
+    # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
+    needed = {
+        s.result.notebook for held in states.values() for s in held.values() if s.result.status != Status.REJECTED
+    }
+    merged = ResultsFolder(out)
+    course, _ = grade.prepare(merged, sorted(needed & set(names)))
+    for folder in sorted(states, key=lambda f: str(f)):
+        shard = ResultsFolder(folder)
+        _copy_tree(shard.state_dir, merged.state_dir)
+        _copy_tree(shard.feedback_dir, merged.feedback_dir)
+        for part in ("submitted", "autograded", "feedback"):
+            _copy_tree(shard.course_dir / part, course.root / part)
+        db = Course(shard.course_dir).db_path
+        if db.exists() and course.db_path.exists():
+            copy_gradebook(db, course.db_path)
+    (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
+    if key:
+        write_json_atomic(merged.key_record, {"fingerprint": key})  # by name only
+    carry_decisions(list(states), out)
+    if merged.roster.is_file() and course.db_path.exists():
+        rosters.to_gradebook(rosters.load(merged.roster), course.db_path, COURSE_ID)  # formgrader's names
+    # grade's own conclusion: written scores, overrides, late penalties, reports, and a
+    # similarity report over everyone (a shard compared its own learners only)
+    merged.reload()  # the shards' states, copied in since prepare read the (empty) folder
+    return grade.finish(merged, grade.Recorder(merged, course), similarity=True)
+
+
+def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookResult]:
+    """Merge the shards' results folders into `out` (new or empty); returns every result."""
+    folders = [f.resolve() for f in folders]
+    out = out.resolve()
+    if out in folders or any(out.is_relative_to(f) or f.is_relative_to(out) for f in folders):
+        raise MergeError(f"--out {out} must be a folder of its own, apart from the shards")
+    if out.exists() and any(out.iterdir()):
+        raise MergeError(f"--out {out} is not empty: merge writes a new results folder")
+    digest, states = check(folders)
+    names = grade.paths.notebook_names()
+    here = f"{grade.sources_digest(names)}-{grade.ENGINE_VERSION}"
+    if here != digest:
+        raise MergeError(
+            f"the shards were graded from sources/engine {digest}, this checkout has {here}: "
+            "merge from the checkout (and version of the grader) that graded them"
+        )
+    with building(out) as tmp, runlock.results_folder(tmp):
+        results = _build(folders, states, tmp, names)
+        write_json_atomic(
+            ResultsFolder(tmp).merge_record,
+            {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
+        )
+        if out.exists():
+            out.rmdir()  # empty (checked above): the finished folder takes its place
+        os.replace(tmp, out)
+    Course(ResultsFolder(out).course_dir).write_config()  # the course folder's config names where it now is
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Merge the results folders of `grade --shard K/N` (every K from 1 to N) into one results folder."""
+    parser = argparse.ArgumentParser(prog="python -m autograder merge", description=main.__doc__)
+    parser.add_argument("shards", type=Path, nargs="+", help="the shards' results folders (K = 1..N, each once)")
+    parser.add_argument("--out", type=Path, required=True, help="the merged results folder (new or empty)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        results = merge(args.shards, args.out, args.quiet)
+    except (MergeError, OSError, runlock.RunBusy) as exc:
+        print(f"ERROR: cannot merge: {exc}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(table(results))
+    print(f"\n{summary(results)}")
+    print(
+        f"\n{len(results)} row(s) from {len(args.shards)} shard(s) in {ResultsFolder(args.out.resolve()).grades_csv} "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Intake: submissions found, validated and named (LMS downloads, the roster)."""

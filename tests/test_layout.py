@@ -1,0 +1,79 @@
+"""The package's layout: folders name its stages, and imports only run down the layers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from autograder import paths
+
+# Highest first: a unit (a folder, or a module at the package's top) imports only units below it.
+LAYERS = [
+    {"__main__"},
+    {"commands", "scale"},  # argv -> call; beyond one machine (Gradescope, merge)
+    {"run"},  # one batch over one results folder
+    {"checks"},  # the trusted harness, in the grader's process
+    {"kernel", "gradebook"},  # one learner kernel; nbgrader
+    {"results_folder"},
+    {"submissions", "material"},
+    {"shipped", "paths", "results", "workbook", "__init__"},  # shipped/ runs in other processes
+]
+TOP_MODULES = {"__init__", "__main__", "paths", "results", "results_folder", "workbook"}
+
+
+def _unit(package: Path, path: Path) -> str:
+    parts = path.relative_to(package).parts
+    return parts[0] if len(parts) > 1 else path.stem
+
+
+def _imported_units(tree: ast.AST, name: str) -> set[str]:
+    """The units of package `name` one module imports (top-level or inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == name and not node.level:
+            parts = node.module.split(".")
+            found |= {a.name for a in node.names} if len(parts) == 1 else {parts[1]}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith(name + ".")}
+    return found - {"__version__"}
+
+
+def layer_violations(package: Path, layers: list[set[str]]) -> list[str]:
+    """Each import of a unit at the same or a higher layer (or of no layer), as 'file: a -> b'."""
+    rank = {unit: i for i, group in enumerate(layers) for unit in group}
+    out = []
+    for path in sorted(package.rglob("*.py")):
+        unit = _unit(package, path)
+        for other in sorted(_imported_units(ast.parse(path.read_text()), package.name) - {unit}):
+            if unit not in rank or other not in rank or rank[other] <= rank[unit]:
+                out.append(f"{path.relative_to(package)}: {unit} -> {other}")
+    return out
+
+
+def test_imports_run_down_the_layers_only():
+    assert layer_violations(paths.ROOT / "autograder", LAYERS) == []
+
+
+def test_every_module_sits_in_a_stage_folder_but_the_foundations():
+    package = paths.ROOT / "autograder"
+    flat = {p.stem for p in package.glob("*.py")}
+    assert flat == TOP_MODULES
+    folders = {p.parent.name for p in package.glob("*/__init__.py")}
+    assert folders == set().union(*LAYERS) - TOP_MODULES
+    for folder in folders:  # each folder says what its stage is
+        assert ast.get_docstring(ast.parse((package / folder / "__init__.py").read_text()))
+
+
+def test_a_planted_upward_import_is_found(tmp_path):
+    """The check can fail: kernel/ importing run/ (an arrow up) and a folder of no layer are both named."""
+    package = tmp_path / "autograder"
+    for folder in ("kernel", "run", "stray"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text('"""x"""\n')
+    (package / "run" / "grade.py").write_text("from autograder.kernel import launchers\n")
+    (package / "kernel" / "launchers.py").write_text("def f():\n    from autograder.run import grade\n")
+    (package / "stray" / "x.py").write_text("from autograder import paths\n")
+    assert layer_violations(package, LAYERS) == [
+        "kernel/launchers.py: kernel -> run",
+        "stray/x.py: stray -> paths",
+    ]
