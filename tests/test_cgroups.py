@@ -231,7 +231,7 @@ def _nothing_left(folders: list[Path], work: Path) -> None:
 
 def test_a_user_gets_no_cgroup_unless_one_is_delegated_and_root_uses_a_setting_that_exists():
     user, python = _user()
-    ask = [python, "-c", "from autograder import cgroups; print(repr(cgroups.tree()))"]
+    ask = [python, "-c", "from autograder.kernel import cgroups; print(repr(cgroups.tree()))"]
     plain = subprocess.run(["runuser", "-u", user, "--", *ask], capture_output=True, text=True, cwd=ROOT)
     assert plain.stdout.strip() == "None", plain.stdout + plain.stderr  # this machine: no delegation by default
     named = subprocess.run(
