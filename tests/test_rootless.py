@@ -101,7 +101,9 @@ def test_rootless_jobs_cannot_see_or_signal_each_other_or_the_grader(probed):
 
 def test_no_process_of_a_rootless_job_survives(probed):
     _, _, _, work_root = probed
-    listing = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
+    # this user's processes only: a root shell's own `sleep 300` elsewhere on the machine is not a job's
+    ps = ["ps", "-u", str(os.getuid()), "-o", "pid=,args="]
+    listing = subprocess.run(ps, capture_output=True, text=True, check=True).stdout
     left = [line for line in listing.splitlines() if str(work_root) in line or "sleep 300" in line]
     assert not left, f"processes of graded jobs are still running: {left}"
 
