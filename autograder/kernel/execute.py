@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 import nbformat
 from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
+from nbformat.validator import isvalid
 
 from autograder.kernel.limits import Limits
 
@@ -49,6 +50,7 @@ class ExecutionReport:
     kind: StopKind = StopKind.NONE  # why it stopped
     reason: str = ""  # the same, in words (for the learner)
     phases: dict[str, float] = field(default_factory=dict)
+    malformed: int = 0  # messages from the kernel the client could not read, ignored (kernel/guarded.py)
 
 
 def _error_output(ename: str, evalue: str) -> nbformat.NotebookNode:
@@ -68,6 +70,16 @@ def _cap_outputs(cell, limit: int) -> None:
         total += size
         kept.append(out)
     cell.outputs = kept
+
+
+def _drop_malformed(cell) -> int:
+    """Drop the outputs nbformat would refuse (a kernel's forged message); how many were dropped."""
+    outputs = cell.get("outputs", [])
+    kept = [out for out in outputs if isvalid(out, ref="output", version=4, version_minor=5)]
+    cell.outputs = kept
+    if not isinstance(cell.get("execution_count"), (int, type(None))):
+        cell.execution_count = None
+    return len(outputs) - len(kept)
 
 
 def _mark_rest(nb, start: int, ename: str, reason: str) -> None:
@@ -94,6 +106,7 @@ class CappedClient(NotebookClient):
     """
 
     output_limit = 2 * 2**20
+    malformed = 0  # messages whose content nbclient could not handle, and outputs nbformat refused
 
     def output(self, outs, msg, display_id, cell_index):
         used = self._output_bytes.get(id(outs), 0) + _message_bytes(msg)
@@ -105,6 +118,16 @@ class CappedClient(NotebookClient):
                 outs.append(nbformat.v4.new_output("stream", name="stdout", text=note))
             return None
         return super().output(outs, msg, display_id, cell_index)
+
+    def process_message(self, msg, cell, cell_index):
+        """nbclient's handling of one message, but one whose content is not of the protocol's types is ignored."""
+        try:
+            return super().process_message(msg, cell, cell_index)
+        except CellExecutionComplete:
+            raise
+        except Exception:  # noqa: BLE001 - a list as display_id or comm_id, an output nbformat refuses
+            self.malformed += 1
+            return None
 
     def _update_display_id(self, display_id, msg) -> None:
         if _message_bytes(msg) > _DISPLAY_UPDATE_BYTES:
@@ -170,6 +193,8 @@ class KernelSession:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        session = getattr(self.client.kc, "session", None)  # the run's and the checks' messages alike
+        self.report.malformed = int(getattr(session, "malformed", 0)) + self.client.malformed
         try:
             if self._kernel.__exit__(exc_type, exc, tb):
                 exc = None
@@ -261,6 +286,7 @@ def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -
         except DeadKernelError:
             return _stop(nb, report, index, StopKind.DIED, "the kernel died (exit, crash or memory limit)")
         finally:
+            client.malformed += _drop_malformed(cell)
             _cap_outputs(cell, limits.output_bytes)
             key = "tests" if cell.get("metadata", {}).get("nbgrader", {}).get("grade") else "cells"
             report.phases[key] = report.phases.get(key, 0.0) + time.perf_counter() - cell_start

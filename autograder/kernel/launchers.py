@@ -35,6 +35,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 from autograder import paths
 from autograder.kernel import preload, sandbox, wire
+from autograder.kernel.guarded import GuardedSession
 from autograder.kernel.limits import Limits
 from autograder.kernel.reference import kernel_env
 
@@ -263,6 +264,10 @@ class CappedKernelManager(AsyncKernelManager):
     """A kernel manager whose client reads the kernel's channels through a capped context."""
 
     wire_limits = wire.WireLimits()
+
+    def _session_default(self) -> GuardedSession:
+        """The session the client clones: a message from the kernel it cannot read is ignored, not raised."""
+        return GuardedSession(parent=self)
 
     def client(self, **kwargs):
         kwargs.setdefault("context", capped_context(self.wire_limits))

@@ -154,6 +154,8 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
         result.errors.append(f"{Problem.HOST} {report.reason} (it will be graded again by the next run)")
     elif report.stopped_at is not None:
         result.errors.append(report.reason)
+    if report.malformed:
+        result.flags.append(f"kernel: sent {report.malformed} malformed message(s), which the grader ignored")
     scoring.score(source, scoring.Facts(in_kernel_verdicts(nb), checked.verdicts, report.reason), result)
     if checked.authoring:
         authoring_error(result, checked.authoring)

@@ -1,0 +1,60 @@
+"""A Jupyter session that reads what the kernel sends as hostile input: a malformed message is ignored.
+
+Every message from the learner's kernel (iopub, shell, stdin) is decoded by the client's
+session, both while nbclient runs the notebook and while the checks call the kernel. A
+message that is unframed, unsigned, signed twice, not JSON, nested too deep or not of the
+protocol's shape would raise inside nbclient or the link and end the job as a grader
+error; here it becomes a message nothing waits for (no parent), and it is counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_client.session import Session
+
+IGNORED_TYPE = "wb_ignored"
+_FIELDS = ("header", "parent_header", "metadata")
+
+
+def ignored_message() -> dict[str, Any]:
+    """A message no reader waits for: no parent, no content (nbclient and the link skip it)."""
+    header = {"msg_id": "", "msg_type": IGNORED_TYPE}
+    return {"header": header, "msg_id": "", "msg_type": IGNORED_TYPE, "parent_header": {}, "metadata": {},
+            "content": {}, "buffers": []}  # fmt: skip
+
+
+def well_formed(msg: Any, content: bool) -> bool:
+    """The protocol's shape: header, parent_header and metadata objects, a string type, an object content."""
+    if not isinstance(msg, dict) or not all(isinstance(msg.get(k), dict) for k in _FIELDS):
+        return False
+    if not isinstance(msg["header"].get("msg_type"), str) or not isinstance(
+        msg["parent_header"].get("msg_id", ""), str
+    ):
+        return False
+    return not content or isinstance(msg.get("content"), dict)
+
+
+class GuardedSession(Session):
+    """jupyter_client's Session, but a message it cannot read is ignored (and counted), never raised."""
+
+    malformed = 0  # per instance once counted (a clone starts at 0)
+
+    def feed_identities(self, msg_list, copy: bool = True):
+        try:
+            return super().feed_identities(msg_list, copy)
+        except Exception:  # noqa: BLE001 - no delimiter: not a message of the protocol
+            return [], None
+
+    def deserialize(self, msg_list, content: bool = True, copy: bool = True) -> dict[str, Any]:
+        if msg_list is None:
+            return self._ignore()
+        try:
+            msg = super().deserialize(msg_list, content=content, copy=copy)
+        except Exception:  # noqa: BLE001 - bad or repeated signature, not JSON, too deep, wrong shape
+            return self._ignore()
+        return msg if well_formed(msg, content) else self._ignore()
+
+    def _ignore(self) -> dict[str, Any]:
+        self.malformed += 1
+        return ignored_message()
