@@ -62,8 +62,10 @@ class Timers:
             checks = trusted(*args)
 
             def run(client, deadline):
-                checks(client, deadline)
-                kernel_cpu[0] = _kernel_cpu(client.km)
+                try:
+                    return checks(client, deadline)  # what the checks found: the verdicts
+                finally:
+                    kernel_cpu[0] = _kernel_cpu(client.km)
 
             return run
 
@@ -149,7 +151,7 @@ def grade_repeated(name: str, repeat: int, work: Path) -> list:
         nbformat.write(make_submission(name, None), subs / f"learner{i:03d}" / f"{name}.ipynb")
     grade.prepare(ResultsFolder(out), [name])
     opts = grade.Options(
-        subs, out, jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True, in_process=True
+        submissions=subs, out=out, jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True, in_process=True
     )
     return grade.grade(opts)
 

@@ -89,10 +89,11 @@ class Launcher:
         raise NotImplementedError
 
     @contextmanager
-    def serving(self, work_root: Path) -> Iterator[Callable[[], Launch]]:
+    def serving(self, work_root: Path, optimizers: bool = False) -> Iterator[Callable[[], Launch]]:
         """What the run holds open around its jobs; yields a function giving the Launch its jobs carry.
 
         The function may wait (for a server started on entering): the run does its own set-up in between.
+        `optimizers`: the run's notebooks train (a fork server preloads an optimizer's first use).
         """
         yield lambda: self.launch
 
@@ -120,9 +121,9 @@ class ForkServerLauncher(BwrapLauncher):
         return [sys.executable, "-I", "-S", str(sandbox.RELAY), self.launch.server, json.dumps(request)]
 
     @contextmanager
-    def serving(self, work_root: Path) -> Iterator[Callable[[], Launch]]:
+    def serving(self, work_root: Path, optimizers: bool = False) -> Iterator[Callable[[], Launch]]:
         """The fork server for this run; if it does not start, every kernel is started by bwrap."""
-        with preload.starting(work_root, kernel_env("/tmp")) as ready:
+        with preload.starting(work_root, kernel_env("/tmp"), optimizers) as ready:
 
             def launch() -> Launch:
                 server = ready()

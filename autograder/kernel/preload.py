@@ -36,7 +36,7 @@ def wanted() -> bool:
     return os.environ.get("AUTOGRADER_PRELOAD", "1") != "0"
 
 
-def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
+def server_command(work_root: Path, ipc_root: Path, ctl: Path, optimizers: bool = False) -> list[str]:
     """bwrap (as root, capabilities kept: the server forks and demotes the kernels) around the server."""
     made: set[str] = set()
     args = ["bwrap", *sandbox.ISOLATION, "--perms", "1777", "--tmpfs", "/tmp", *sandbox.read_only_system(made)]
@@ -48,7 +48,8 @@ def server_command(work_root: Path, ipc_root: Path, ctl: Path) -> list[str]:
             args += sandbox.mkdirs(str(tree), made) + ["--bind", str(tree), str(tree)]
     args += ["--dir", "/stage", "--chdir", str(ipc_root), "--"]
     # the work root on the command line names every forked kernel after the run it serves
-    return args + [sys.executable, str(ctl / "forkserver.py"), str(ctl / "sock"), str(work_root)]
+    warm = ["optimizers"] if optimizers else []  # forkserver.OPTIMIZERS: the run's notebooks train
+    return args + [sys.executable, str(ctl / "forkserver.py"), str(ctl / "sock"), str(work_root), *warm]
 
 
 def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
@@ -61,12 +62,13 @@ def _wait_ready(proc: subprocess.Popen, log: Path) -> None:
 
 
 @contextmanager
-def starting(work_root: Path, env: dict[str, str]) -> Iterator[Callable[[], str]]:
+def starting(work_root: Path, env: dict[str, str], optimizers: bool = False) -> Iterator[Callable[[], str]]:
     """Start the fork server for one grading run; yields a function that waits until it is ready.
 
     The function returns its socket path ("" if it did not start). Started first and waited
     for last, the server imports torch while the grader sets up. `env` is the kernels'
-    environment: the hash seed and thread count are fixed at the server's start.
+    environment: the hash seed and thread count are fixed at the server's start. `optimizers`:
+    the server also pays an optimizer's first use (torch._dynamo's import) for the kernels.
     """
     ipc_root = Path(tempfile.mkdtemp(prefix="agf-", dir="/tmp"))
     os.chmod(ipc_root, 0o711)  # kernels reach their own socket folder; the control folder is root's
@@ -77,7 +79,7 @@ def starting(work_root: Path, env: dict[str, str]) -> Iterator[Callable[[], str]
     pidfile = work_root / "_forkserver" / "server.kernel-pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     with open(ctl / "server.log", "w") as log:
-        cmd = server_command(work_root, ipc_root, ctl)
+        cmd = server_command(work_root, ipc_root, ctl, optimizers)
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
     pidfile.write_text(f"{proc.pid} {ipc_root} -")  # a killed run's next start kills it (sweep_orphans)
     ready = functools.cache(lambda: _socket_when_ready(proc, ctl))

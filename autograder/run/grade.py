@@ -38,7 +38,7 @@ from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
-from autograder.run import interrupt, late, overrides, runlock
+from autograder.run import interrupt, late, overrides, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, summary, table, write_reports
 from autograder.submissions import intake, roster
@@ -387,7 +387,7 @@ def grade(opts: Options) -> list[NotebookResult]:
         if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
             print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
         # started before the set-up, waited for when the first job starts (nothing waits if none does)
-        with how.serving(opts.work_dir) as ready:
+        with how.serving(opts.work_dir, warmup.run_trains(opts.submissions)) as ready:
             return _grade(opts, ready, uid_base)
 
 

@@ -268,6 +268,20 @@ class Server:
             self._reap()
 
 
+OPTIMIZERS = "optimizers"
+"""The optional last argument: the run's notebooks train, so preload what an optimizer's first use imports."""
+
+
+def _warm_optimizers() -> None:
+    """Build and step an optimizer once: its first use imports torch._dynamo (about 2 s in every kernel)."""
+    import torch
+
+    weight = torch.nn.Parameter(torch.ones(2, 2))
+    optimizer = torch.optim.AdamW([weight], lr=0.1)
+    weight.sum().backward()
+    optimizer.step()
+
+
 def _warm_up() -> None:
     """Pay the first-call costs (operator dispatch, autograd, font loading) once, here (single-threaded)."""
     import io
@@ -289,7 +303,7 @@ def _warm_up() -> None:
 
 
 def main() -> None:
-    """python forkserver.py SOCKET WORK_ROOT: preload, listen, say 'ready', serve.
+    """python forkserver.py SOCKET WORK_ROOT [optimizers]: preload, listen, say 'ready', serve.
 
     WORK_ROOT is not used: it is there so that the command line (which every forked
     kernel inherits) tells which grading run a process belongs to.
@@ -297,6 +311,8 @@ def main() -> None:
     for module in PRELOAD:
         __import__(module)
     _warm_up()
+    if sys.argv[3:] == [OPTIMIZERS]:
+        _warm_optimizers()
     threads = len(os.listdir("/proc/self/task"))
     if threads != 1:  # a thread does not survive fork: the kernels would be broken
         raise RuntimeError(f"the fork server must be single-threaded after preloading, it has {threads} threads")
