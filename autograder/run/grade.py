@@ -126,6 +126,11 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
 
 def _init_worker(environ: dict[str, str]) -> None:
     """A worker: this run's environment (not the fork server's, as it was when it started), one thread."""
+    import gc
+
+    # what the fork server imported (torch) is never collected here, so no collection writes to (and
+    # copies) the pages this worker shares with the server and the other workers
+    gc.freeze()
     os.environ.clear()
     os.environ.update(environ)
     import ctypes
@@ -193,7 +198,10 @@ def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> 
     """Run jobs in a pool of workers; the jobs whose worker died (the pool broke) are returned."""
     broken: list[tuple[int, Job]] = []
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=_workers_context(), initializer=_init_worker, initargs=(dict(os.environ),)
+        max_workers=workers,
+        mp_context=_workers_context(),
+        initializer=_init_worker,
+        initargs=(dict(os.environ),),
     ) as pool:
         futures = {pool.submit(_run_one, job, i, uid_base): (i, job) for i, job in jobs}
         for future in as_completed(futures):
