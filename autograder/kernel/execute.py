@@ -57,15 +57,18 @@ def _error_output(ename: str, evalue: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
+MAX_OUTPUTS = 1000
+"""Outputs kept per cell: each is measured and validated by the grader, so their number is bounded too."""
+
+
 def _cap_outputs(cell, limit: int) -> None:
-    """Keep a cell's outputs under `limit` bytes (text and images alike)."""
+    """Keep a cell's outputs under `limit` bytes (text and images alike) and MAX_OUTPUTS in number."""
     total, kept = 0, []
     for out in cell.get("outputs", []):
         size = len(json.dumps(out))
-        if total + size > limit:
-            kept.append(
-                nbformat.v4.new_output("stream", name="stdout", text=f"[output truncated: over {limit} bytes]\n")
-            )
+        if total + size > limit or len(kept) == MAX_OUTPUTS:
+            over = f"{limit} bytes" if total + size > limit else f"{MAX_OUTPUTS} outputs"
+            kept.append(nbformat.v4.new_output("stream", name="stdout", text=f"[output truncated: over {over}]\n"))
             break
         total += size
         kept.append(out)
@@ -286,8 +289,8 @@ def _run_cells(client, nb, limits: Limits, report: ExecutionReport, t0: float) -
         except DeadKernelError:
             return _stop(nb, report, index, StopKind.DIED, "the kernel died (exit, crash or memory limit)")
         finally:
+            _cap_outputs(cell, limits.output_bytes)  # first: what is validated next is bounded
             client.malformed += _drop_malformed(cell)
-            _cap_outputs(cell, limits.output_bytes)
             key = "tests" if cell.get("metadata", {}).get("nbgrader", {}).get("grade") else "cells"
             report.phases[key] = report.phases.get(key, 0.0) + time.perf_counter() - cell_start
     return None
