@@ -29,7 +29,9 @@ from autograder.run import grade, overrides
 
 pytestmark = pytest.mark.slow
 NB = "01_scaled_dot_product_attention"  # the cheapest notebook with a written answer: each test grades it 2-4 times
-ANSWER = "The scaled scores have a standard deviation of about 512, so softmax saturates; initialise with std 1/sqrt(512)."
+ANSWER = (
+    "The scaled scores have a standard deviation of about 512, so softmax saturates; initialise with std 1/sqrt(512)."
+)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

@@ -63,7 +63,7 @@ MAX_OUTPUTS = 1000
 
 def _cap_outputs(cell, limit: int) -> None:
     """Keep a cell's outputs under `limit` bytes (text and images alike) and MAX_OUTPUTS in number."""
-    total, kept = 0, []
+    total, kept = 0, list[nbformat.NotebookNode]()
     for out in cell.get("outputs", []):
         size = len(json.dumps(out))
         if total + size > limit or len(kept) == MAX_OUTPUTS:

@@ -10,6 +10,7 @@ a decision about a grade. A folder whose names say nothing (zips, odd names) cou
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from pathlib import Path
 
@@ -32,15 +33,15 @@ def training_notebooks() -> frozenset[str]:
 
 
 def _names(folder: Path) -> list[str]:
-    """File and folder names in `folder` and its sub-folders (one level), links not followed."""
+    """File and folder names in `folder` and its sub-folders (one level), links not followed, at most MAX_NAMES."""
     names: list[str] = []
     try:
         with os.scandir(folder) as top:
-            for entry in top:
+            for entry in itertools.islice(top, MAX_NAMES):
                 names.append(entry.name)
-                if entry.is_dir(follow_symlinks=False) and len(names) < MAX_NAMES:
+                if entry.is_dir(follow_symlinks=False):
                     with os.scandir(entry.path) as inner:
-                        names += [e.name for _, e in zip(range(MAX_NAMES - len(names)), inner, strict=False)]
+                        names += [e.name for e in itertools.islice(inner, MAX_NAMES)]
                 if len(names) >= MAX_NAMES:
                     break
     except OSError:  # unreadable: no hint

@@ -1,4 +1,5 @@
-"""While the grader calls it, the kernel publishes malformed iopub messages: unframed, unsigned, and signed but not JSON, nested too deep or of the wrong shape."""
+"""While its notebook runs (nbclient reads iopub) and while the grader calls it (the link polls iopub), the kernel
+publishes malformed iopub messages: unframed, unsigned, and signed but not JSON, nested too deep or of the wrong shape."""
 # flag: malformed message
 # %% answer sdpa
 import json as _json
@@ -23,6 +24,10 @@ def _garbage():
         _signed(head, b'{"comm_id": 7, "data": [1, 2]}'),
         [b"<IDS|MSG>"],  # the delimiter and nothing after it
     ]
+
+
+for _frames in _garbage():  # the notebook's own run
+    _kernel.iopub_socket.send_multipart(_frames)
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
