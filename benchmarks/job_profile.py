@@ -151,7 +151,13 @@ def grade_repeated(name: str, repeat: int, work: Path) -> list:
         nbformat.write(make_submission(name, None), subs / f"learner{i:03d}" / f"{name}.ipynb")
     grade.prepare(ResultsFolder(out), [name])
     opts = grade.Options(
-        submissions=subs, out=out, jobs=1, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True, in_process=True
+        submissions=subs,
+        out=out,
+        jobs=1,
+        sandbox=launchers.choose(trusted=True),
+        limits=Limits(),
+        quiet=True,
+        in_process=True,
     )
     return grade.grade(opts)
 
