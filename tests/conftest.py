@@ -25,6 +25,10 @@ from autograder.kernel.limits import Limits  # noqa: E402
 from autograder.run import grade  # noqa: E402
 
 NAMES = paths.notebook_names()
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist's workers share the cores: torch, here and in nbval's kernels (which inherit this
+    # environment), runs one thread, as the grader's kernels do; two threads each would contend for them
+    os.environ["OMP_NUM_THREADS"] = "1"
 SANDBOX_PROBLEM = sandbox.available()
 # CI sets this: there, a sandbox test that cannot run is a failure naming what is missing, not a skip
 REQUIRE_SANDBOX = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
@@ -49,10 +53,35 @@ def pytest_runtest_setup(item) -> None:
         sandbox_or_skip()
 
 
+# Under pytest-xdist a scope runs in one worker, in order: a module (its fixtures built once), a
+# notebook (nbval's cells share one kernel), and the modules that read the session's grading batch,
+# together, so that the batch is graded once. A test elsewhere that reads it fails collection.
+BATCH_MODULES = ("tests/test_bad_input.py", "tests/test_catalogue.py", "tests/test_colab.py", "tests/test_samples.py")
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The scope a test runs in under pytest-xdist (a module, a notebook, or the grading batch)."""
+    module = nodeid.split("::")[0]
+    return "graded_batch" if module in BATCH_MODULES else module
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist schedules whole scopes (xdist_scope), the largest first."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByScope(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return ByScope(config, log)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """nbval's items (the solution notebooks' cells, in full, with their training) are slow like a grading run."""
     chosen = "stability" in (config.getoption("-m") or "")
     for item in items:
+        if "graded_batch" in getattr(item, "fixturenames", ()) and xdist_scope(item.nodeid) != "graded_batch":
+            raise pytest.UsageError(f"{item.nodeid} reads the grading batch: add its module to BATCH_MODULES")
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
         if "stability" in item.keywords and not chosen:  # over the suite's budget: run when asked for
@@ -94,8 +123,13 @@ def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
 @pytest.fixture(scope="session", autouse=True)
 def course_cache(tmp_path_factory) -> Iterator[Path]:
     """One course cache for the whole session, empty at its start: each set-up is built once, then shared
-    by every release and grading run (subprocesses included, through the environment)."""
-    folder = tmp_path_factory.mktemp("course-cache")
+    by every release and grading run (subprocesses included, through the environment). Under pytest-xdist
+    the workers share it (the folder of their temporary folders): builders in two processes make one entry."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "course-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("course-cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(coursecache.CACHE_ENV, str(folder))
         yield folder
