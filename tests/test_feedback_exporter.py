@@ -51,3 +51,27 @@ def test_the_exporter_leaves_nbconvert_as_it_found_it():
     original = nbconvert_html.BeautifulSoup
     _export(FeedbackExporter, _notebook())
     assert nbconvert_html.BeautifulSoup is original
+
+
+def test_a_cell_highlighted_before_is_written_the_same_and_only_its_new_cells_are_highlighted(monkeypatch):
+    """Highlighted cells are remembered per source: a second learner's page is still nbconvert's page,
+    and only a cell whose source is new (or another lexer) goes through Pygments again."""
+    import nbconvert.filters.highlight as highlight
+
+    nb = _notebook()
+    _export(FeedbackExporter, nb)  # the course's cells, highlighted once in this process
+    calls = []
+    real = highlight._pygments_highlight
+    monkeypatch.setattr(
+        highlight, "_pygments_highlight", lambda source, *a, **k: calls.append(source) or real(source, *a, **k)
+    )
+    second = nbformat.from_dict(nb)
+    second.cells[-1].source = "answer = 42  # another learner's cell"
+    ours = _export(FeedbackExporter, second)
+    assert calls == [second.cells[-1].source]
+    stock = _export(HTMLExporter, second)
+    assert UUID.sub("<id>", str(BeautifulSoup(ours, features="html.parser"))) == UUID.sub("<id>", stock)
+    calls.clear()
+    second.metadata.language_info = {"name": "python", "pygments_lexer": "python3"}  # another lexer: not the same key
+    _export(FeedbackExporter, second)
+    assert len(calls) == sum(c.cell_type == "code" for c in second.cells)
