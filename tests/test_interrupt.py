@@ -46,3 +46,38 @@ def test_ctrl_c_stops_within_five_seconds_with_one_line_and_the_run_resumes(tmp_
     rows = list(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
     assert sorted(r["student_id"] for r in rows) == ["ann", "bo", "cy", "di"]
     assert all(r["status"] == "graded" for r in rows), [(r["student_id"], r["status"], r["reason"][:300]) for r in rows]
+
+
+FINALISER = """
+import os, signal, sys, time, weakref
+sys.path.insert(0, {root!r})
+from autograder.run import interrupt
+
+interrupt.install()
+
+
+class Row:
+    pass
+
+
+def finaliser(_ref):
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while a weakref callback runs (as SQLAlchemy's do)
+    for _ in range(10**7):  # the handler runs here, inside the callback: its KeyboardInterrupt cannot propagate
+        pass
+
+
+row = Row()
+ref = weakref.ref(row, finaliser)
+del row
+time.sleep(30)
+"""
+
+
+def test_ctrl_c_inside_a_finaliser_prints_one_line_and_no_traceback(tmp_path):
+    """The run's one line and exit 130 within the grace period, not Python's 'Exception ignored' traceback."""
+    script = tmp_path / "finaliser.py"
+    script.write_text(FINALISER.format(root=str(ROOT)))
+    t0 = time.monotonic()
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 130 and time.monotonic() - t0 < 15, (run.returncode, run.stderr)
+    assert run.stderr.strip() == interrupt.MESSAGE, run.stderr

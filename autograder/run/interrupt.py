@@ -55,9 +55,24 @@ def _first(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
 
+def _quiet_when_interrupted(unraisable) -> None:
+    """Ctrl-C that lands inside a finaliser (a weakref or gc callback: SQLAlchemy has some) raises a
+    KeyboardInterrupt Python cannot propagate; it would print it as an ignored exception, traceback and
+    all. The interruption was announced and the grace timer ends the process: nothing more to say."""
+    if REQUESTED.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    _UNRAISABLE[0](unraisable)
+
+
+_UNRAISABLE = [sys.unraisablehook]
+
+
 def install() -> None:
     """Handle Ctrl-C as above in this (main) process."""
     signal.signal(signal.SIGINT, _first)
+    if sys.unraisablehook is not _quiet_when_interrupted:
+        _UNRAISABLE[0] = sys.unraisablehook
+        sys.unraisablehook = _quiet_when_interrupted
 
 
 def ignore_in_worker() -> None:
