@@ -109,7 +109,10 @@ def test_no_process_of_a_rootless_job_survives(probed):
 
 
 def test_a_delegated_cgroup_is_used_and_left_empty(probed):
-    """Where AUTOGRADER_CGROUP names a delegation (CI gives one), the jobs' groups were made in it and removed."""
+    """Where AUTOGRADER_CGROUP names a delegation (CI gives one), the jobs' groups were made in it and removed.
+
+    Run in one process (.ci/rootless: -n 0): a test grading in the same delegation at the same time has groups there.
+    """
     if not os.environ.get(cgroups.SETTING):
         pytest.skip("no cgroup delegated to this user (AUTOGRADER_CGROUP unset): rlimits only")
     tree = cgroups.tree()
