@@ -75,3 +75,18 @@ def test_a_cell_highlighted_before_is_written_the_same_and_only_its_new_cells_ar
     second.metadata.language_info = {"name": "python", "pygments_lexer": "python3"}  # another lexer: not the same key
     _export(FeedbackExporter, second)
     assert len(calls) == sum(c.cell_type == "code" for c in second.cells)
+
+
+def test_a_learner_with_many_large_cells_cannot_grow_the_cache_past_its_budget(monkeypatch):
+    """Cell sources are the learner's: pages kept stay within HELD characters, however many unique cells come."""
+    from autograder.gradebook.nbgrader_ext import _CachedHighlight
+
+    monkeypatch.setattr(_CachedHighlight, "_pages", {})
+    monkeypatch.setattr(_CachedHighlight, "_held", [0])
+    monkeypatch.setattr(_CachedHighlight, "HELD", 200_000)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"x_{i} = [{', '.join(str(j) for j in range(2000))}]") for i in range(40)]
+    _export(FeedbackExporter, nb)
+    kept = sum(len(page) for page in _CachedHighlight._pages.values())
+    assert 0 < kept <= 200_000 and kept == _CachedHighlight._held[0]
+    assert len(_CachedHighlight._pages) < len(nb.cells)  # the budget, not the count, stopped it

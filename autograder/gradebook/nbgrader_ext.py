@@ -82,11 +82,13 @@ class _CachedHighlight:
 
     Every submission of a notebook repeats the course's own cells (setup, explanations' code, the
     tests), and Pygments took about a quarter of the time of recording a graded notebook. The key
-    holds everything the highlighted text depends on; long sources and a full cache are not kept.
+    holds everything the highlighted text depends on. Sources come from learners, so what is kept is
+    bounded by its size: at most HELD characters of pages in all, none from a source over LONGEST.
     """
 
-    KEEP, LONGEST = 4096, 20_000
+    HELD, LONGEST = 8_000_000, 20_000
     _pages: dict[tuple, str] = {}
+    _held = [0]  # characters of pages kept, in this process
 
     def __init__(self, highlight: Highlight2HTML) -> None:
         self.highlight = highlight
@@ -98,8 +100,9 @@ class _CachedHighlight:
         page = self._pages.get(key)
         if page is None:
             page = self.highlight(source, language, metadata)
-            if len(source) <= self.LONGEST and len(self._pages) < self.KEEP:
+            if len(source) <= self.LONGEST and self._held[0] + len(page) <= self.HELD:
                 self._pages[key] = page
+                self._held[0] += len(page)
         return page
 
 
