@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import nbformat
@@ -110,14 +112,53 @@ def no_kernel_in_the_quick_run(request) -> Iterator[None]:
     patch.undo()
 
 
-def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
-    """Grade a folder; results keyed by 'student/notebook'."""
+class SharedKernels:
+    """One kernel fork server per test process, started on first use, for the grading runs that do not
+    test the server itself: a server's start (torch and an optimizer's first use, imported in its
+    sandbox) is about 2.5 s of CPU, which each of some 40 small runs paid. It serves each run as
+    its own would (the same sandbox, a fresh forked kernel per job); only the work root is shared."""
+
+    def __init__(self) -> None:
+        self.stack = contextlib.ExitStack()
+        self.held: tuple[Path, Callable[[], launchers.Launch]] | None = None
+
+    def options(self, how: launchers.Launcher) -> dict:
+        """Options' work_root and server for a run in mode `how`: {} (its own server) unless it forks kernels."""
+        if how.mode != launchers.ForkServerLauncher.mode:
+            return {}
+        if self.held is None:
+            work = Path(tempfile.mkdtemp(prefix="shared-work-"))
+            self.stack.callback(shutil.rmtree, work, ignore_errors=True)
+            self.held = (work, self.stack.enter_context(how.serving(work, optimizers=True)))
+        return {"work_root": self.held[0], "server": self.held[1]}
+
+    def close(self) -> None:
+        self.held = None
+        self.stack.close()
+
+
+SHARED_KERNELS = SharedKernels()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_kernels_stop() -> Iterator[None]:
+    """The shared fork server (if a run started it) stops with the session."""
+    yield
+    SHARED_KERNELS.close()
+
+
+def grade_options(submissions: Path, out: Path, **kw) -> grade.Options:
+    """Options of a test's grading run: the sandbox the suite uses, and the test process's shared fork server."""
     if REQUIRE_SANDBOX:  # CI grades in the sandbox, never in the unsafe fallback
         sandbox_or_skip()
-    opts = grade.Options(
-        submissions=submissions, out=out, jobs=jobs, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
-    )
-    return {r.key: r for r in grade.grade(opts)}
+    how = kw.pop("sandbox", None) or launchers.choose(trusted=True)
+    kw = {"limits": Limits(), "quiet": True, **SHARED_KERNELS.options(how), **kw}
+    return grade.Options(submissions=submissions, out=out, sandbox=how, **kw)
+
+
+def run_grade(submissions: Path, out: Path, jobs: int = 2) -> dict:
+    """Grade a folder; results keyed by 'student/notebook'."""
+    return {r.key: r for r in grade.grade(grade_options(submissions, out, jobs=jobs))}
 
 
 @pytest.fixture(scope="session", autouse=True)

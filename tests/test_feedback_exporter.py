@@ -18,8 +18,8 @@ PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a0000000d494844520000000100
 
 
 def _notebook() -> nbformat.NotebookNode:
-    """A real source notebook (long, highlighted code) plus outputs: text, an image without alt text, an error."""
-    nb = nbformat.read(paths.source_notebook("07_transformer_seq2seq"), as_version=4)
+    """A real source notebook (highlighted code, markdown, maths) plus outputs: text, an image without alt text, an error."""
+    nb = nbformat.read(paths.source_notebook("01_scaled_dot_product_attention"), as_version=4)
     cell = nbformat.v4.new_code_cell("plot()  # <b>not a tag</b> & 'quotes'")
     cell.outputs = [
         nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
@@ -83,10 +83,10 @@ def test_a_learner_with_many_large_cells_cannot_grow_the_cache_past_its_budget(m
 
     monkeypatch.setattr(_CachedHighlight, "_pages", {})
     monkeypatch.setattr(_CachedHighlight, "_held", [0])
-    monkeypatch.setattr(_CachedHighlight, "HELD", 200_000)
+    monkeypatch.setattr(_CachedHighlight, "HELD", 40_000)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(f"x_{i} = [{', '.join(str(j) for j in range(2000))}]") for i in range(40)]
+    nb.cells = [nbformat.v4.new_code_cell(f"x_{i} = [{', '.join(str(j) for j in range(200))}]") for i in range(40)]
     _export(FeedbackExporter, nb)
     kept = sum(len(page) for page in _CachedHighlight._pages.values())
-    assert 0 < kept <= 200_000 and kept == _CachedHighlight._held[0]
+    assert 0 < kept <= 40_000 and kept == _CachedHighlight._held[0]
     assert len(_CachedHighlight._pages) < len(nb.cells)  # the budget, not the count, stopped it

@@ -17,14 +17,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, grade_options
 from nbgrader.api import Gradebook
 from support import make_submission
 
 from autograder import paths
 from autograder.gradebook import records as gradebook
 from autograder.gradebook.course import COURSE_ID, REFUSAL, Course
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.run import grade
@@ -57,11 +56,10 @@ def graded(tmp_path_factory):
             cell.source = "The batch, the queries and the keys."
     (tmp / "subs" / "wes").mkdir(parents=True)
     nbformat.write(nb, tmp / "subs" / "wes" / f"{NB}.ipynb")
-    opts = grade.Options(
+    opts = grade_options(
         submissions=tmp / "subs",
         out=tmp / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
         quiet=True,
     )

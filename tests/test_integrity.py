@@ -15,11 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from conftest import ROOT, SANDBOX_PROBLEM
+from conftest import ROOT, SANDBOX_PROBLEM, grade_options
 
 from autograder import paths
 from autograder.checks import coursekey
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.run import grade
 
@@ -29,9 +28,7 @@ pytestmark = pytest.mark.slow
 
 
 def _grade(subs, out, key_file, similarity=True) -> dict:
-    opts = grade.Options(
-        submissions=subs, out=out, jobs=2, sandbox=launchers.choose(trusted=True), limits=Limits(), quiet=True
-    )
+    opts = grade_options(submissions=subs, out=out, jobs=2, limits=Limits(), quiet=True)
     opts.key_file, opts.similarity = key_file, similarity
     return {r.key: r for r in grade.grade(opts)}
 

@@ -7,11 +7,11 @@ import datetime
 
 import nbformat
 import pytest
+from conftest import grade_options
 from support import make_submission
 
 from autograder import paths
 from autograder import results_folder as layout
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult
@@ -85,11 +85,10 @@ def test_grade_with_a_policy_fills_the_late_columns_and_tells_the_learner(tmp_pa
         nbformat.write(make_submission(NB01, None), subs / student / f"{NB01}.ipynb")
         (subs / student / "timestamp.txt").write_text(stamp + "\n")  # nbgrader's convention
     (tmp_path / "late.toml").write_text(POLICY)
-    opts = grade.Options(
+    opts = grade_options(
         submissions=subs,
         out=tmp_path / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
         quiet=True,
     )

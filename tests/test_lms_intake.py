@@ -16,10 +16,10 @@ import re
 
 import nbformat
 import pytest
+from conftest import grade_options
 from support import make_submission
 
 from autograder import paths
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.run import grade
@@ -163,11 +163,10 @@ def test_grade_reads_a_canvas_download_through_the_roster(tmp_path):
     subs.mkdir()
     (subs / canvas_name("Lovelace, Fay", 1234, 567890, f"{NB01}.ipynb", late=True)).write_bytes(_nb(NB01))
     (tmp_path / "roster.csv").write_text(ROSTER)
-    opts = grade.Options(
+    opts = grade_options(
         submissions=subs,
         out=tmp_path / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
         quiet=True,
     )

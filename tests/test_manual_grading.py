@@ -15,13 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, grade_options
 from nbgrader.api import Gradebook
 from support import make_submission
 
 from autograder import paths
 from autograder.gradebook.course import COURSE_ID
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL
@@ -68,11 +67,10 @@ def graded(tmp_path_factory):
             cell.source = ANSWER
     (tmp / "subs" / "wes").mkdir(parents=True)
     nbformat.write(nb, tmp / "subs" / "wes" / f"{NB03}.ipynb")
-    opts = grade.Options(
+    opts = grade_options(
         submissions=tmp / "subs",
         out=tmp / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
         quiet=True,
     )

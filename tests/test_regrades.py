@@ -15,13 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, grade_options
 from nbgrader.api import Gradebook
 from support import make_submission
 
 from autograder import results_folder as layout
 from autograder.gradebook.course import COURSE_ID
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import GRADED_BY_HAND, NEEDS_MANUAL, NO_ANSWER
@@ -51,11 +50,10 @@ def _submit(tmp: Path, student: str, written: str | None = ANSWER, tweak: str = 
 
 
 def _grade(tmp: Path) -> grade.NotebookResult:
-    opts = grade.Options(
+    opts = grade_options(
         submissions=tmp / "subs",
         out=tmp / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
         quiet=True,
     )
@@ -173,9 +171,7 @@ def test_a_changed_written_answer_needs_a_person_again_and_its_old_score_is_hist
 def test_a_blank_written_answer_is_an_automatic_zero_and_the_to_grade_count_matches_formgrader(tmp_path):
     _submit(tmp_path, "wes", written=None)
     _submit(tmp_path, "ann")
-    opts = grade.Options(
-        submissions=tmp_path / "subs", out=tmp_path / "out", jobs=1, sandbox=launchers.choose(trusted=True), quiet=True
-    )
+    opts = grade_options(submissions=tmp_path / "subs", out=tmp_path / "out", jobs=1, quiet=True)
     results = {r.student_id: r for r in grade.grade(opts)}
     [gid] = [t.name for t in results["wes"].tests if t.manual]
     assert {t.name: t.status for t in results["wes"].tests}[gid] == NO_ANSWER

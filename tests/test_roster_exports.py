@@ -7,12 +7,12 @@ import io
 
 import nbformat
 import pytest
+from conftest import grade_options
 from nbgrader.api import Gradebook
 from support import make_submission
 
 from autograder import paths
 from autograder.gradebook.course import COURSE_ID
-from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
 from autograder.results import NotebookResult
 from autograder.run import grade, report
@@ -43,11 +43,10 @@ def test_a_roster_puts_every_learner_in_grades_lms_canvas_and_moodle_exports(tmp
     (tmp_path / "subs").mkdir()
     nbformat.write(make_submission(NB01, None), tmp_path / "subs" / f"lovelacefay_1234_567890_{NB01}.ipynb")
     (tmp_path / "roster.csv").write_text(ROSTER)
-    opts = grade.Options(
+    opts = grade_options(
         submissions=tmp_path / "subs",
         out=tmp_path / "out",
         jobs=1,
-        sandbox=launchers.choose(trusted=True),
         limits=Limits(),
     )
     opts.quiet, opts.roster = True, tmp_path / "roster.csv"

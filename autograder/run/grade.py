@@ -78,6 +78,9 @@ class Options:
     similarity: bool = False  # write the similarity report at the end (autograder.run.similarity)
     roster: Path | None = None  # the class roster CSV (autograder.submissions.roster)
     late: Path | None = None  # the late-work policy TOML (autograder.run.late)
+    # a kernel fork server that the caller started (Launcher.serving) and keeps across runs, a test
+    # session's (tests/conftest.py); its work root must be work_root. None: the run starts its own
+    server: Callable[[], launchers.Launch] | None = None
 
     @property
     def work_dir(self) -> Path:
@@ -392,10 +395,14 @@ def grade(opts: Options) -> list[NotebookResult]:
     how = opts.sandbox or launchers.choose()
     uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)  # one uid per job: a block
     with runlock.results_folder(opts.out), uids as uid_base:
-        if how.sandboxed and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
+        # a held server's work root is its holder's to sweep (its own pid file is there)
+        if how.sandboxed and opts.server is None and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
             print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
         # started before the set-up, waited for when the first job starts (nothing waits if none does)
-        with how.serving(opts.work_dir, warmup.run_trains(opts.submissions)) as ready:
+        serving = (
+            nullcontext(opts.server) if opts.server else how.serving(opts.work_dir, warmup.run_trains(opts.submissions))
+        )
+        with serving as ready:
             return _grade(opts, ready, uid_base)
 
 
