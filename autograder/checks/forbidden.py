@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from autograder.checks import pysource
 from autograder.checks.allowlist import (
     ALLOWED,
     BUILTIN_CALLS,
@@ -259,7 +260,7 @@ class _Notebook:
 def _parsed(source: str) -> _Cell | None:
     """A cell of the notebook's, parsed, or None."""
     try:
-        return _Cell("", ast.parse(_python(source)))
+        return _Cell("", pysource.parse(_python(source)))
     except Exception:  # noqa: BLE001 - a notebook cell that is not Python binds nothing
         return None
 
@@ -612,7 +613,7 @@ class _Judge:
 @functools.lru_cache(maxsize=128)
 def _answer_cell(cell_id: str, source: str) -> _Cell:
     """An answer cell parsed once (each rule of each test scans the same cells; nothing changes them)."""
-    return _Cell(cell_id, ast.parse(_python(source)))
+    return _Cell(cell_id, pysource.parse(_python(source)))
 
 
 def _mutated(node: ast.AST) -> ast.AST | None:

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from autograder import workbook as trusted_workbook
-from autograder.checks import coursekey, forbidden
+from autograder.checks import coursekey, forbidden, pysource
 from autograder.checks.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
 from autograder.material import answers
 from autograder.results import TrustedVerdict
@@ -54,7 +54,7 @@ def compiled(source: str, test: str) -> tuple[list[tuple[str, types.CodeType]], 
     literal constants) serve the later cells whether or not this cell ran to them: a
     learner's failure here never takes a helper away from another check.
     """
-    tree = ast.fix_missing_locations(_SecretSeeds().visit(ast.parse(source)))
+    tree = ast.fix_missing_locations(_SecretSeeds().visit(pysource.parse(source)))
     segments: list[tuple[str, list[ast.stmt]]] = []
     hidden = hidden_lines(source)
     for node in tree.body:
@@ -186,7 +186,7 @@ class Harness:
             if cell.cell_type != "code" or answers.grade_id(cell) is not None:
                 continue
             try:
-                tree = ast.parse(cell.source)
+                tree = pysource.parse(cell.source)
             except SyntaxError as exc:
                 self.authoring.append(f"plain cell {index}: SyntaxError: {exc.msg}")
                 continue
@@ -269,7 +269,7 @@ class Harness:
 def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
     """The rules a test cell states: (names, cells) of its `check.forbidden(key, [...], msg, cells=[...])` calls."""
     rules = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(pysource.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
             with contextlib.suppress(ValueError, IndexError, TypeError, SyntaxError):
                 cells = next((kw.value for kw in node.keywords if kw.arg == "cells"), None)
@@ -312,7 +312,7 @@ def helpers_of_tests(nb) -> list[int]:
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
             with contextlib.suppress(SyntaxError):
-                trees[index] = ast.parse(cell.source)
+                trees[index] = pysource.parse(cell.source)
     readers: dict[str, set[int]] = {}
     for index, tree in trees.items():
         for node in ast.walk(tree):
@@ -351,7 +351,7 @@ def _binds_names(target: ast.expr) -> bool:
 def defined_names(source: str) -> set[str]:
     """Top-level names an answer cell defines (functions, classes, assignments)."""
     try:
-        tree = ast.parse(answers.strip_markers(source))
+        tree = pysource.parse(answers.strip_markers(source))
     except SyntaxError:
         return set()
     names = set()
