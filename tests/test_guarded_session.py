@@ -70,3 +70,73 @@ def test_the_managers_session_and_its_clone_are_guarded():
 
     session = CappedKernelManager().session
     assert isinstance(session, GuardedSession) and isinstance(session.clone(), GuardedSession)
+
+
+# The link reads only comm messages while a call runs: others are dropped by their header, unread.
+
+
+def _channels_reading(frames_sent: list[list[bytes]], session: GuardedSession):
+    """A KernelChannels whose iopub socket has these messages waiting (a real ZeroMQ pair, no kernel)."""
+    import types
+
+    import zmq
+
+    from autograder.checks.remote import KernelChannels
+
+    ctx = zmq.Context.instance()
+    reader, writer = ctx.socket(zmq.PULL), ctx.socket(zmq.PUSH)
+    port = reader.bind_to_random_port("tcp://127.0.0.1")
+    writer.connect(f"tcp://127.0.0.1:{port}")
+    for frames in frames_sent:
+        writer.send_multipart(frames)
+    client = types.SimpleNamespace(kc=types.SimpleNamespace(session=session))
+    channels = KernelChannels(client, clock=None)
+    channels._plain["iopub"] = reader
+    return channels, (reader, writer)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"not json",
+        b"\xff\xfe",
+        b"[" * 3000 + b"]" * 3000,
+        json.dumps({"msg_type": 5}).encode(),
+        json.dumps(["msg_type", "status"]).encode(),
+        json.dumps({"msg_type": "status", "pad": "x" * 5000}).encode(),
+    ],
+    ids=["not-json", "not-utf8", "too-deep", "type-not-a-string", "not-an-object", "longer-than-the-peek"],
+)
+def test_a_header_the_peek_cannot_read_names_no_type(header):
+    from autograder.checks.remote import header_type
+
+    assert header_type([b"topic", b"<IDS|MSG>", b"sig", header, b"{}", b"{}", b"{}"]) is None
+
+
+def test_the_peek_needs_the_delimiter_and_a_header():
+    from autograder.checks.remote import header_type
+
+    assert header_type([b"garbage"]) is None
+    assert header_type([b"<IDS|MSG>", b"sig"]) is None
+    assert header_type([b"topic", b"<IDS|MSG>", b"sig", _header("status"), b"{}", b"{}", b"{}"]) == "status"
+
+
+def test_other_messages_are_dropped_unread_and_a_comm_reply_is_verified():
+    kernel, client = Session(key=KEY), GuardedSession(key=KEY)
+    status = [b"topic", *_frames(kernel, _header("status"), b'{"execution_state": "busy"}')]
+    forged_status = [b"topic", b"<IDS|MSG>", b"0" * 64, _header("status"), b"{}", b"{}", b"{}"]
+    comm = [b"topic", *_frames(kernel, _header("comm_msg"), b'{"comm_id": "c", "data": {"done": 1}}')]
+    forged_comm = [b"topic", b"<IDS|MSG>", b"0" * 64, _header("comm_msg"), b"{}", b"{}", b"{}"]
+    channels, sockets = _channels_reading([status, forged_status, comm, forged_comm], client)
+    try:
+        got = []
+        for _ in range(4):
+            assert sockets[0].poll(2000), "a message sent was not received"
+            got.append(channels.next_message("iopub", only="comm_msg"))
+        assert [m["msg_type"] for m in got] == [IGNORED_TYPE, IGNORED_TYPE, "comm_msg", IGNORED_TYPE]
+        assert got[2]["content"]["data"] == {"done": 1}
+        assert client.malformed == 1  # the forged comm reply was verified (and refused); the statuses never were
+        assert channels.next_message("iopub", only="comm_msg") is None  # nothing waiting
+    finally:
+        for sock in sockets:
+            sock.close(linger=0)
