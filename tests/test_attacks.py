@@ -16,7 +16,7 @@ from support import make_submission
 
 from autograder import paths
 from autograder.gradebook.feedback import strip_hidden
-from autograder.kernel import sandbox
+from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
 from autograder.run import grade
 
@@ -26,6 +26,16 @@ INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJEC
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
 SENTINEL = Path(f"/tmp/wb-host-sentinel-{os.getuid()}")  # a host file plant_exchange_links points its links at
 SENTINEL_TEXT = "a host file no learner may change\n"
+
+
+def _attack_limits() -> Limits:
+    """Tight enough that the attacks which stall, spin or flood until a limit cost seconds, loose enough
+    for the honest learner's slowest cell on a loaded 2-core machine: 0.5 s alone with a fork server
+    (5 s per cell took the batch from 181 s / 302 CPU-s to 140 / 253), but its first cell imports torch
+    where each kernel starts alone (rootless, bwrap): 5 s was too little there, four jobs at a time."""
+    forked = launchers.choose().mode == launchers.ForkServerLauncher.mode
+    cell = 5 if forked else 10
+    return Limits(cell_seconds=cell, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +61,7 @@ def attacked(tmp_path_factory):
         listener.listen(8)
     except OSError:  # another process (another test session) already listens there: the target exists
         socket.create_connection(("127.0.0.1", 8888), timeout=2).close()
-    # tight enough that the attacks which stall or spin until a limit (cpu_hog, stall_kernel, the input
-    # transformers, the floods) cost seconds, loose enough for the honest learner's slowest cell (0.5 s
-    # alone) on a loaded 2-core machine: 5 s per cell took the batch from 181 s / 302 CPU-s to 140 / 253
-    limits = Limits(cell_seconds=5, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+    limits = _attack_limits()
     # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
     try:
         results = grade.grade(grade.Options(submissions=subs, out=out, jobs=4, limits=limits, quiet=True))
@@ -119,7 +126,7 @@ def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path)
         )
     (subs / "zz-honest").mkdir()
     nbformat.write(make_submission(NB01, None), subs / "zz-honest" / f"{NB01}.ipynb")
-    limits = Limits(cell_seconds=5, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+    limits = _attack_limits()
     results = {
         r.student_id: r
         for r in grade.grade(grade.Options(submissions=subs, out=tmp_path / "out", jobs=1, limits=limits, quiet=True))
