@@ -28,13 +28,12 @@ SENTINEL = Path(f"/tmp/wb-host-sentinel-{os.getuid()}")  # a host file plant_exc
 SENTINEL_TEXT = "a host file no learner may change\n"
 
 
-def _attack_limits() -> Limits:
+def _attack_limits(how: launchers.Launcher) -> Limits:
     """Tight enough that the attacks which stall, spin or flood until a limit cost seconds, loose enough
     for the honest learner's slowest cell on a loaded 2-core machine: 0.5 s alone with a fork server
     (5 s per cell took the batch from 181 s / 302 CPU-s to 140 / 253), but its first cell imports torch
     where each kernel starts alone (rootless, bwrap): 5 s was too little there, four jobs at a time."""
-    forked = launchers.choose().mode == launchers.ForkServerLauncher.mode
-    cell = 5 if forked else 10
+    cell = 5 if how.mode == launchers.ForkServerLauncher.mode else 10
     return Limits(cell_seconds=cell, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
 
 
@@ -61,10 +60,13 @@ def attacked(tmp_path_factory):
         listener.listen(8)
     except OSError:  # another process (another test session) already listens there: the target exists
         socket.create_connection(("127.0.0.1", 8888), timeout=2).close()
-    limits = _attack_limits()
+    launcher = launchers.choose()  # the run's mode, chosen once: the limits follow it
+    limits = _attack_limits(launcher)
     # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
     try:
-        results = grade.grade(grade.Options(submissions=subs, out=out, jobs=4, limits=limits, quiet=True))
+        results = grade.grade(
+            grade.Options(submissions=subs, out=out, jobs=4, sandbox=launcher, limits=limits, quiet=True)
+        )
     finally:
         listener.close()
     return {r.student_id: r for r in results}, out
@@ -126,10 +128,13 @@ def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path)
         )
     (subs / "zz-honest").mkdir()
     nbformat.write(make_submission(NB01, None), subs / "zz-honest" / f"{NB01}.ipynb")
-    limits = _attack_limits()
+    launcher = launchers.choose()  # the run's mode, chosen once: the limits follow it
+    limits = _attack_limits(launcher)
     results = {
         r.student_id: r
-        for r in grade.grade(grade.Options(submissions=subs, out=tmp_path / "out", jobs=1, limits=limits, quiet=True))
+        for r in grade.grade(
+            grade.Options(submissions=subs, out=tmp_path / "out", jobs=1, sandbox=launcher, limits=limits, quiet=True)
+        )
     }
     assert {s: results[s.replace("_", "-")].score for s in IN_PROCESS} == dict.fromkeys(IN_PROCESS, 0)
     assert results["zz-honest"].score == results["zz-honest"].auto_max > 0
