@@ -264,3 +264,34 @@ def test_a_call_back_with_too_many_values_is_refused_before_its_json_is_parsed()
     reply = link.desk.answer({"msg_type": "input_request", "content": {"prompt": bloated}})
     assert reply["ok"] is False and "more values" in reply["error"], reply
     assert not link.desk.serving
+
+
+class _Kernel:
+    """What the servant's channel uses of an ipykernel Kernel: statuses recorded, a parent per channel."""
+
+    def __init__(self) -> None:
+        self.published: list[tuple[str, str]] = []
+        self.parent: dict = {}
+
+    def _publish_status(self, state: str, channel: str, parent: dict | None = None) -> None:
+        self.published.append((state, (parent or self.parent).get("msg_type", "")))
+
+    def get_parent(self, channel: str = "shell") -> dict:
+        return self.parent
+
+
+def test_no_status_is_published_around_the_graders_requests_only():
+    """The servant's comm messages get no busy/idle (the grader waits for the reply); everything else does."""
+    kernel = _Kernel()
+    servant._quiet_status(kernel, "ours")
+    for msg in (
+        {"msg_type": "comm_msg", "content": {"comm_id": "ours", "data": {}}},
+        {"msg_type": "comm_msg", "content": {"comm_id": "another", "data": {}}},
+        {"msg_type": "execute_request", "content": {"code": "1"}},
+        {"msg_type": "comm_msg", "content": "not an object"},
+    ):
+        kernel.parent = msg
+        kernel._publish_status("busy", "shell")
+        kernel._publish_status("idle", "shell")
+    quiet = ("busy", "comm_msg"), ("idle", "comm_msg")
+    assert kernel.published == [*quiet, ("busy", "execute_request"), ("idle", "execute_request"), *quiet]

@@ -7,6 +7,7 @@ import json
 import pytest
 from jupyter_client.session import Session
 
+from autograder.kernel import guarded
 from autograder.kernel.guarded import IGNORED_TYPE, GuardedSession
 
 KEY = b"0123456789abcdef"
@@ -22,21 +23,56 @@ def _header(msg_type: str = "stream") -> bytes:
                        "date": "2026-01-01T00:00:00Z", "version": "5.3"}).encode()  # fmt: skip
 
 
-def _read(session: GuardedSession, frames: list[bytes]) -> dict:
+def _deserialize(session: GuardedSession, frames: list[bytes]) -> dict:
     _, rest = session.feed_identities(frames)
     return session.deserialize(rest)
 
 
-def test_a_well_formed_signed_message_is_read_as_it_is():
+READERS = {"deserialize": _deserialize, "read": guarded.read}  # jupyter's full way, and the link's
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_well_formed_signed_message_is_read_as_it_is(reader):
     kernel, client = Session(key=KEY), GuardedSession(key=KEY)
-    msg = _read(client, _frames(kernel, _header(), b'{"name": "stdout", "text": "hi"}'))
-    assert msg["msg_type"] == "stream" and msg["content"]["text"] == "hi"
+    msg = READERS[reader](client, _frames(kernel, _header(), b'{"name": "stdout", "text": "hi"}'))
+    assert msg["msg_type"] == "stream" and msg["content"]["text"] == "hi" and msg["header"]["msg_id"] == "m1"
+    assert msg["parent_header"] == {} and msg["metadata"] == {} and msg["buffers"] == []
     assert client.malformed == 0
+
+
+def test_the_links_reader_keeps_buffers_and_leaves_dates_as_text():
+    kernel, client = Session(key=KEY), GuardedSession(key=KEY)
+    msg = guarded.read(client, [b"topic", *_frames(kernel, _header("comm_msg"), b'{"data": {}}'), b"buf1", b"buf2"])
+    assert [bytes(b) for b in msg["buffers"]] == [b"buf1", b"buf2"]
+    assert msg["header"]["date"] == "2026-01-01T00:00:00Z"  # never parsed: no call reads it
+
+
+def test_a_plain_message_sent_is_one_jupyters_session_reads():
+    """send_plain builds the frames itself: a kernel's Session verifies and reads them as its own."""
+    import zmq
+
+    ctx = zmq.Context.instance()
+    a, b = ctx.socket(zmq.PAIR), ctx.socket(zmq.PAIR)
+    try:
+        port = a.bind_to_random_port("tcp://127.0.0.1")
+        b.connect(f"tcp://127.0.0.1:{port}")
+        client, kernel = GuardedSession(key=KEY, username="grader"), Session(key=KEY)
+        msg_id = guarded.send_plain(client, a, "comm_msg", {"comm_id": "c", "data": {"n": 1}}, [b"\x00\x01"])
+        assert b.poll(2000)
+        msg = kernel.deserialize(kernel.feed_identities(b.recv_multipart())[1])
+        assert msg["msg_id"] == msg_id and msg["msg_type"] == "comm_msg" and msg["content"]["data"] == {"n": 1}
+        assert msg["header"]["session"] == client.session and msg["header"]["username"] == "grader"
+        assert msg["parent_header"] == {} and [bytes(x) for x in msg["buffers"]] == [b"\x00\x01"]
+    finally:
+        a.close(linger=0)
+        b.close(linger=0)
 
 
 MALFORMED = {
     "no delimiter": lambda s: [b"garbage"],
     "delimiter only": lambda s: [b"<IDS|MSG>"],
+    "unsigned": lambda s: [b"<IDS|MSG>", b"", _header(), b"{}", b"{}", b"{}"],
+    "too few frames": lambda s: [b"<IDS|MSG>", b"0" * 64, _header()],
     "wrong signature": lambda s: [b"<IDS|MSG>", b"0" * 64, _header(), b"{}", b"{}", b"{}"],
     "header not an object": lambda s: _frames(s, b"[1, 2]", b"{}"),
     "content not JSON": lambda s: _frames(s, _header(), b"not json"),
@@ -47,20 +83,22 @@ MALFORMED = {
 }
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("kind", MALFORMED)
-def test_a_malformed_message_is_ignored_and_counted(kind):
+def test_a_malformed_message_is_ignored_and_counted(kind, reader):
     kernel, client = Session(key=KEY), GuardedSession(key=KEY)
-    msg = _read(client, MALFORMED[kind](kernel))
+    msg = READERS[reader](client, MALFORMED[kind](kernel))
     assert msg["msg_type"] == IGNORED_TYPE and msg["parent_header"] == {} and msg["content"] == {}
     assert client.malformed == 1
 
 
-def test_a_replayed_message_is_ignored():
+@pytest.mark.parametrize("reader", READERS)
+def test_a_replayed_message_is_ignored(reader):
     """The same signed message twice (HMAC replay) is read once."""
     kernel, client = Session(key=KEY), GuardedSession(key=KEY)
     frames = _frames(kernel, _header(), b'{"name": "stdout", "text": "hi"}')
-    assert _read(client, list(frames))["msg_type"] == "stream"
-    assert _read(client, list(frames))["msg_type"] == IGNORED_TYPE
+    assert READERS[reader](client, list(frames))["msg_type"] == "stream"
+    assert READERS[reader](client, list(frames))["msg_type"] == IGNORED_TYPE
     assert client.malformed == 1
 
 

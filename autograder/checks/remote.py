@@ -25,7 +25,7 @@ import zmq
 from jupyter_core.utils import run_sync
 
 from autograder import paths
-from autograder.kernel import wire
+from autograder.kernel import guarded, wire
 from autograder.kernel.guarded import ignored_message
 from autograder.shipped import codec
 from autograder.shipped.servant import tensors_in
@@ -106,9 +106,7 @@ class KernelChannels:
     def send(self, msg_type: str, content: dict, buffers: list[bytes] | None = None) -> str:
         """Send one message on the kernel's shell channel; its id."""
         kc = self.client.kc
-        msg = kc.session.msg(msg_type, content)
-        kc.session.send(kc.shell_channel.socket, msg, buffers=buffers or [])
-        return msg["header"]["msg_id"]
+        return guarded.send_plain(kc.session, kc.shell_channel.socket, msg_type, content, buffers or [])
 
     def execute(self, code: str) -> None:
         """Run code in the kernel (the servant's definition): wait for its shell reply, discard its output."""
@@ -169,8 +167,7 @@ class KernelChannels:
             return None
         if header_type(frames) not in (only, None):
             return ignored_message()
-        session = self.client.kc.session
-        return session.deserialize(session.feed_identities(frames)[1])
+        return guarded.read(self.client.kc.session, frames)
 
     def answer(self, reply: dict) -> None:
         """The input_reply to the kernel's pending input_request."""

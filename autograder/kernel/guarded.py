@@ -9,8 +9,14 @@ error; here it becomes a message nothing waits for (no parent), and it is counte
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import uuid
+from datetime import UTC, datetime
+from hmac import compare_digest
+from typing import Any, cast
 
+import zmq
+from jupyter_client._version import protocol_version
 from jupyter_client.session import Session
 
 IGNORED_TYPE = "wb_ignored"
@@ -58,3 +64,43 @@ class GuardedSession(Session):
     def _ignore(self) -> dict[str, Any]:
         self.malformed += 1
         return ignored_message()
+
+
+def _ignore(session: Session) -> dict[str, Any]:
+    """ignored_message(), counted when the session is a guarded one."""
+    return session._ignore() if isinstance(session, GuardedSession) else ignored_message()
+
+
+def read(session: Session, frames: list[bytes]) -> dict[str, Any]:
+    """deserialize() for the link's own traffic: the same checks (signed once, JSON, the protocol's
+    shape), without what a call does not use (dates parsed into datetimes, older protocols adapted).
+    """
+    try:
+        parts = cast("list[bytes] | None", session.feed_identities(frames)[1])  # frames received copied: bytes
+        if parts is None or len(parts) < 5:
+            return _ignore(session)
+        signature = parts[0]
+        if session.auth is not None:
+            if not signature or signature in session.digest_history:
+                return _ignore(session)
+            if not compare_digest(signature, session.sign(parts[1:5])):
+                return _ignore(session)
+            session._add_digest(signature)
+        header, parent, metadata, content = (session.unpack(p) for p in parts[1:5])
+    except Exception:  # noqa: BLE001 - not JSON, too deep
+        return _ignore(session)
+    kind = header.get("msg_type") if isinstance(header, dict) else None
+    msg = {"header": header, "msg_id": header.get("msg_id") if kind else None, "msg_type": kind,
+           "parent_header": parent, "metadata": metadata, "content": content,
+           "buffers": [memoryview(b) for b in parts[5:]]}  # fmt: skip
+    return msg if well_formed(msg, True) else _ignore(session)
+
+
+def send_plain(session: Session, socket: zmq.Socket, msg_type: str, content: dict, buffers: list[bytes]) -> str:
+    """send() of a new message with no parent or metadata: its id (a header built directly, one JSON each)."""
+    msg_id = uuid.uuid4().hex
+    header = {"msg_id": msg_id, "msg_type": msg_type, "username": session.username, "session": session.session,
+              "date": datetime.now(UTC).isoformat(), "version": protocol_version}  # fmt: skip
+    parts = [json.dumps(header).encode(), b"{}", b"{}", json.dumps(content).encode()]
+    socket.send_multipart([b"<IDS|MSG>", session.sign(parts), *parts, *buffers])
+    return msg_id

@@ -287,6 +287,24 @@ def describe(exc: BaseException) -> dict:
     return {"type": type(exc).__name__, "builtin": builtin, "message": str(exc)[:2000]}
 
 
+def _quiet_status(kernel: Any, comm_id: str) -> None:
+    """No busy/idle status around the grader's requests: two of a call's three messages on iopub.
+
+    The grader waits for the servant's reply itself; ipykernel would publish a status before
+    and after every shell message, each through its I/O thread and the channel relay.
+    """
+    publish = kernel._publish_status
+
+    def status(state: str, channel: str, parent: dict | None = None) -> None:
+        msg = parent or kernel.get_parent(channel) or {}
+        content = msg.get("content")
+        if msg.get("msg_type") == "comm_msg" and isinstance(content, dict) and content.get("comm_id") == comm_id:
+            return
+        publish(state, channel, parent)
+
+    kernel._publish_status = status
+
+
 def open_channel(kernel: Any, namespace: dict) -> None:
     """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
 
@@ -300,6 +318,8 @@ def open_channel(kernel: Any, namespace: dict) -> None:
     sys.stdout = sys.stderr = Discard()
 
     def on_open(comm, _msg):
+        _quiet_status(kernel, comm.comm_id)
+
         def on_msg(msg):
             reply, buffers = namespace["__wb_serve"](msg["content"]["data"], msg.get("buffers") or [])
             comm.send(reply, buffers=buffers)
