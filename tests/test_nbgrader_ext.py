@@ -56,3 +56,27 @@ def test_the_schema_is_checked_once_per_process(monkeypatch):
         assert _verdict(nb) == "ok"
     assert checked == [1]
     nbgrader_ext._validator.cache_clear()
+
+
+def test_gradebooks_of_one_database_share_an_engine_and_a_new_file_is_set_up(tmp_path, monkeypatch):
+    """One engine per database URL (its compiled SQL kept); a gradebook whose file was removed is created anew."""
+    from nbgrader import api
+
+    from autograder.gradebook.course import alembic_head
+
+    monkeypatch.setattr(api, "create_engine", api.create_engine)  # restored after the test
+    monkeypatch.setattr(api, "get_alembic_version", alembic_head)  # as the course set-up does: no subprocess
+    nbgrader_ext.one_engine_per_database()
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with api.Gradebook(url, "course") as gb:
+        gb.add_student("ada")
+        first = gb.engine
+    with api.Gradebook(url, "course") as gb:
+        assert gb.engine is first and [s.id for s in gb.students] == ["ada"]
+    with api.Gradebook(f"sqlite:///{tmp_path / 'other.db'}", "course") as gb:
+        assert gb.engine is not first and gb.students == []
+    (tmp_path / "gradebook.db").unlink()
+    with api.Gradebook(url, "course") as gb:
+        assert gb.engine is first and gb.students == []
+        gb.add_student("ben")
+        assert [s.id for s in gb.students] == ["ben"]

@@ -81,9 +81,10 @@ class Session:
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
 
-        from autograder.gradebook.nbgrader_ext import FeedbackExporter, check_metadata_once
+        from autograder.gradebook.nbgrader_ext import FeedbackExporter, check_metadata_once, one_engine_per_database
 
         check_metadata_once()
+        one_engine_per_database()
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
         restore_autograde()  # the config turns formgrader's Autograde off; this is the sandboxed grader
         extra = Config()
