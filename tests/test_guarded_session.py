@@ -178,3 +178,30 @@ def test_other_messages_are_dropped_unread_and_a_comm_reply_is_verified():
     finally:
         for sock in sockets:
             sock.close(linger=0)
+
+
+def _head(**fields) -> bytes:
+    header = {"msg_id": "m1", "msg_type": "comm_msg", "session": "s", "username": "u",
+              "date": "2026-01-01T00:00:00Z", "version": "5.3", **fields}  # fmt: skip
+    return json.dumps({k: v for k, v in header.items() if v is not None}).encode()
+
+
+HEADERS = {  # what a learner's kernel can sign: the link's reader refuses what Jupyter's refuses
+    "no message id": _head(msg_id=None),
+    "a version that is not a number": _head(version="x.1"),
+    "a version that is not text": _head(version=5),
+    "no version (an old protocol)": _head(version=None),
+    "a date that is not a date": _head(date="yesterday"),
+    "no date": _head(date=None),
+}
+
+
+@pytest.mark.parametrize("kind", HEADERS)
+def test_the_links_reader_refuses_the_headers_jupyters_refuses(kind):
+    kernel = Session(key=KEY)
+    frames = _frames(kernel, HEADERS[kind], b'{"comm_id": "c", "data": {"done": 1}}')
+    full, plain = GuardedSession(key=KEY), GuardedSession(key=KEY)
+    assert (_deserialize(full, list(frames))["msg_type"] == IGNORED_TYPE) == (
+        guarded.read(plain, list(frames))["msg_type"] == IGNORED_TYPE
+    )
+    assert full.malformed == plain.malformed

@@ -9,14 +9,10 @@ error; here it becomes a message nothing waits for (no parent), and it is counte
 
 from __future__ import annotations
 
-import json
-import uuid
-from datetime import UTC, datetime
 from hmac import compare_digest
 from typing import Any, cast
 
 import zmq
-from jupyter_client._version import protocol_version
 from jupyter_client.session import Session
 
 IGNORED_TYPE = "wb_ignored"
@@ -71,9 +67,20 @@ def _ignore(session: Session) -> dict[str, Any]:
     return session._ignore() if isinstance(session, GuardedSession) else ignored_message()
 
 
+def _readable_version(header: dict) -> bool:
+    """A protocol version jupyter_client's adapt() can read (none means an old protocol, 4)."""
+    version = header.get("version", "4")
+    try:
+        int(version.split(".")[0])
+    except (AttributeError, ValueError):
+        return False
+    return True
+
+
 def read(session: Session, frames: list[bytes]) -> dict[str, Any]:
     """deserialize() for the link's own traffic: the same checks (signed once, JSON, the protocol's
-    shape), without what a call does not use (dates parsed into datetimes, older protocols adapted).
+    shape, a message id and a readable version), but dates are not parsed and older protocols not
+    adapted: the link reads neither (a comm reply's content is the same in every version).
     """
     try:
         parts = cast("list[bytes] | None", session.feed_identities(frames)[1])  # frames received copied: bytes
@@ -89,18 +96,20 @@ def read(session: Session, frames: list[bytes]) -> dict[str, Any]:
         header, parent, metadata, content = (session.unpack(p) for p in parts[1:5])
     except Exception:  # noqa: BLE001 - not JSON, too deep
         return _ignore(session)
-    kind = header.get("msg_type") if isinstance(header, dict) else None
-    msg = {"header": header, "msg_id": header.get("msg_id") if kind else None, "msg_type": kind,
-           "parent_header": parent, "metadata": metadata, "content": content,
-           "buffers": [memoryview(b) for b in parts[5:]]}  # fmt: skip
-    return msg if well_formed(msg, True) else _ignore(session)
+    msg = {"header": header, "parent_header": parent, "metadata": metadata, "content": content}
+    if not well_formed(msg, True) or "msg_id" not in header or not _readable_version(header):
+        return _ignore(session)
+    return {
+        **msg,
+        "msg_id": header["msg_id"],
+        "msg_type": header["msg_type"],
+        "buffers": [memoryview(b) for b in parts[5:]],
+    }
 
 
 def send_plain(session: Session, socket: zmq.Socket, msg_type: str, content: dict, buffers: list[bytes]) -> str:
-    """send() of a new message with no parent or metadata: its id (a header built directly, one JSON each)."""
-    msg_id = uuid.uuid4().hex
-    header = {"msg_id": msg_id, "msg_type": msg_type, "username": session.username, "session": session.session,
-              "date": datetime.now(UTC).isoformat(), "version": protocol_version}  # fmt: skip
-    parts = [json.dumps(header).encode(), b"{}", b"{}", json.dumps(content).encode()]
+    """send() of a new message with no parent or metadata: its id (Session.send without its traitlets and dict copies)."""
+    header = session.msg_header(msg_type)
+    parts = [session.pack(header), b"{}", b"{}", session.pack(content)]
     socket.send_multipart([b"<IDS|MSG>", session.sign(parts), *parts, *buffers])
-    return msg_id
+    return header["msg_id"]
