@@ -43,9 +43,14 @@ def busy_cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
+def named_paths() -> list[str]:
+    """The paths the named parts give pytest (every part but the rest)."""
+    return [p for paths in PARTS.values() if paths for p in paths]
+
+
 def rest_modules() -> list[str]:
     """Every test module that no named part runs."""
-    named = {p for paths in PARTS.values() if paths for p in paths}
+    named = set(named_paths())
     return sorted(
         str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py") if str(p.relative_to(ROOT)) not in named
     )

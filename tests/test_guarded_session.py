@@ -191,6 +191,8 @@ HEADERS = {  # what a learner's kernel can sign: the link's reader refuses what 
     "a version that is not a number": _head(version="x.1"),
     "a version that is not text": _head(version=5),
     "no version (an old protocol)": _head(version=None),
+    "an old protocol's version": _head(version="4.1"),
+    "an empty version": _head(version=""),
     "a date that is not a date": _head(date="yesterday"),
     "no date": _head(date=None),
 }

@@ -10,8 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_parts_cover_every_test_module_once_and_nbval():
-    named = [p for paths in suite_cpu.PARTS.values() if paths for p in paths]
-    everything = [*named, *suite_cpu.rest_modules()]
+    everything = [*suite_cpu.named_paths(), *suite_cpu.rest_modules()]
     modules = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
     assert sorted(p for p in everything if p != "solutions") == modules
     assert len(everything) == len(set(everything)) and "solutions" in everything

@@ -1,6 +1,6 @@
 """Against the link's own reader of the servant's replies (it skips Jupyter's date parsing and protocol
 adaptation): before each real reply, the kernel publishes signed replies to the same request whose
-headers Jupyter refuses (no message id, a version that is not a number or not text), claiming a value,
+headers Jupyter refuses (no message id, a version that is empty, not a number or not text), claiming a value,
 then one of them again, frame for frame (a replayed signature)."""
 # flag: malformed message
 # %% answer sdpa
@@ -19,7 +19,7 @@ def _forgeries(n, comm_id):
                                                         "arrays": {}}}).encode()
     base = {"msg_id": "forged", "msg_type": "comm_msg", "session": "s", "username": "u",
             "date": "2026-01-01T00:00:00Z", "version": "5.3"}
-    heads = [{k: v for k, v in base.items() if k != "msg_id"}, {**base, "version": "x.1"}, {**base, "version": 5}]
+    heads = [{k: v for k, v in base.items() if k != "msg_id"}, *({**base, "version": v} for v in ("x.1", 5, ""))]
     return [_signed(_json.dumps(h).encode(), content) for h in heads]
 
 
