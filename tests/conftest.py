@@ -27,10 +27,6 @@ from autograder.kernel.limits import Limits  # noqa: E402
 from autograder.run import grade  # noqa: E402
 
 NAMES = paths.notebook_names()
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # pytest-xdist's workers share the cores: torch, here and in nbval's kernels (which inherit this
-    # environment), runs one thread, as the grader's kernels do; two threads each would contend for them
-    os.environ["OMP_NUM_THREADS"] = "1"
 SANDBOX_PROBLEM = sandbox.available()
 # CI sets this: there, a sandbox test that cannot run is a failure naming what is missing, not a skip
 REQUIRE_SANDBOX = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
@@ -79,13 +75,11 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """nbval's items (the solution notebooks' cells, in full, with their training) are slow like a grading run."""
+    """Scopes are kept; stability runs only when asked for (the root conftest.py marks nbval's items slow)."""
     chosen = "stability" in (config.getoption("-m") or "")
     for item in items:
         if "graded_batch" in getattr(item, "fixturenames", ()) and xdist_scope(item.nodeid) != "graded_batch":
             raise pytest.UsageError(f"{item.nodeid} reads the grading batch: add its module to BATCH_MODULES")
-        if item.path.suffix == ".ipynb":
-            item.add_marker(pytest.mark.slow)
         if "stability" in item.keywords and not chosen:  # over the suite's budget: run when asked for
             item.add_marker(pytest.mark.skip(reason="grading under many keys is long: run it with -m stability"))
 
