@@ -84,7 +84,7 @@ Scanner = Callable[[list[str], list[str] | None], list[str]]
 class GraderHooks:
     """Grader only: what the checks reach through the grader (the answer cells' source, the learner's kernel)."""
 
-    scanner: Scanner  # Check.forbidden: what the answer cells use (autograder.forbidden.scan)
+    scanner: Scanner  # Check.forbidden: what the answer cells use (autograder.checks.forbidden.scan)
     mutations: Callable[[], int]  # Check.untouched: how many of the grader's calls found an input changed
     kernel_copier: Callable[[Any], Any]  # kernel_copy: a check's module put into the learner's kernel
     memory_budget: Callable[[Callable[[], Any], int], bool]  # fits_in_memory: measured on the kernel, by the OS
@@ -133,7 +133,7 @@ def current_context() -> CheckContext:
 def checking(context: CheckContext) -> Iterator[CheckContext]:
     """Install `context` for the checks made inside the block (this thread only); the previous one comes back after.
 
-    The grader installs one per test cell it runs (autograder.harness), in its own process.
+    The grader installs one per test cell it runs (autograder.checks.harness), in its own process.
     """
     token = _CONTEXT.set(context)
     try:
@@ -308,7 +308,7 @@ class Check:
     def forbidden(self, key: str, names: list[str], message: str, cells: list[str] | None = None) -> None:
         """None of `names` is used by the answer cells `cells` (grade ids; None: any answer cell).
 
-        Judged from the answer cells' source by the grader (autograder.forbidden.scan).
+        Judged from the answer cells' source by the grader (autograder.checks.forbidden.scan).
         """
         context = _CONTEXT.get()
         if context.hooks is None:  # in a learner's kernel: the grader checks this when it grades
@@ -374,7 +374,7 @@ def fits_in_memory(fn: Callable[[], Any], budget: int, here: Callable[[Callable[
     """Whether `fn()`, a call of the learner's code, holds at most `budget` bytes at once beyond what it starts with.
 
     Under grading the operating system measures it on the learner's kernel, outside it
-    (autograder.membudget: the kernel's memory cgroup, or its address-space limit); in a
+    (autograder.kernel.membudget: the kernel's memory cgroup, or its address-space limit); in a
     notebook `here(fn)` measures it (the peak bytes of the tensors fn creates).
     """
     hooks = _CONTEXT.get().hooks

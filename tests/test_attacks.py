@@ -15,6 +15,7 @@ from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
 from support import make_submission
 
 from autograder import paths
+from autograder.checks.allowlist import ALLOWED, FRAME_ATTRIBUTES
 from autograder.gradebook.feedback import strip_hidden
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
@@ -45,6 +46,8 @@ def attacked(tmp_path_factory):
     SENTINEL.chmod(0o600)
     for path in ATTACKS:
         nb = make_submission(NB01, path, defaults=ZERO_ANSWERS)
+        for cell in nb.cells:  # the census (reach_the_kernel.py) is given what the scan allows and refuses
+            cell.source = cell.source.replace('"__WB_PLAN__"', json.dumps(json.dumps(census_plan())))
         how = header(path, "tamper")
         nb = tamper(nb, how) if how else nb
         (subs / path.stem.replace("_", "-")).mkdir()
@@ -70,6 +73,11 @@ def attacked(tmp_path_factory):
     finally:
         listener.close()
     return {r.student_id: r for r in results}, out
+
+
+def census_plan() -> dict:
+    """For reach_the_kernel.py: the modules and names an answer may use, and the attributes the scan refuses."""
+    return {"allowed": {m: sorted(names) for m, names in ALLOWED.items()}, "refused": sorted(FRAME_ATTRIBUTES)}
 
 
 def _outputs(out: Path, student: str) -> str:
@@ -138,6 +146,16 @@ def test_attacks_on_the_checks_gain_nothing_in_the_graders_own_process(tmp_path)
     }
     assert {s: results[s.replace("_", "-")].score for s in IN_PROCESS} == dict.fromkeys(IN_PROCESS, 0)
     assert results["zz-honest"].score == results["zz-honest"].auto_max > 0
+
+
+def test_nothing_an_answer_may_name_reaches_the_kernel(attacked):
+    """The census: public attributes of every allowed name (and instances of its classes) in a graded kernel."""
+    results, out = attacked
+    text = _outputs(out, "reach-the-kernel")
+    counts = re.search(r"CENSUS started from (\d+) objects; REACHED (\d+)", text)
+    assert counts, f"the census did not run: {text[-2000:]}"
+    assert int(counts.group(1)) > 500, counts.group(0)  # every name the allow-list holds, and the instances
+    assert counts.group(2) == "0", re.findall(r"REACHED: [^\"\\]*", text)
 
 
 def test_batch_survives_and_honest_learner_unaffected(attacked):

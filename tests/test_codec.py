@@ -219,8 +219,9 @@ def test_a_device_the_kernel_names_is_only_one_of_the_known_kinds():
     assert dec.decode({codec.TAG: codec.DEVICE, codec.VALUE: "meta"}) == torch.device("cpu")
 
 
-# the fork server also imports ipykernel (the kernel it forks) and matplotlib (preloaded for plots)
-ALLOWED_IMPORTS = {"torch", "numpy", "zmq", "ipykernel", "matplotlib"} | set(sys.stdlib_module_names)
+# the fork server also imports ipykernel (the kernel it forks) and matplotlib (preloaded for plots);
+# inert.py replaces the kernel's tqdm
+ALLOWED_IMPORTS = {"torch", "numpy", "zmq", "ipykernel", "matplotlib", "tqdm"} | set(sys.stdlib_module_names)
 SIBLINGS = {p.stem for p in paths.SHIPPED.glob("*.py")}  # imported by file name beside them (seccomp)
 
 

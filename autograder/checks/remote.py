@@ -201,7 +201,9 @@ class CallbackDesk:
             value = self._callback_value(req, wire.unpack_text(req.get("arrays"), self.budget))
             return {"ok": True, "value": enc.encode(value), "arrays": wire.pack_text(enc.arrays)}
         except Exception as exc:  # noqa: BLE001 - reported to the learner's code as an error
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
+            # a name not offered is missing there too, so that hasattr() and getattr(x, n, d) behave as on any object
+            missing = isinstance(exc, AttributeError)
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500], "missing": missing}
         finally:
             self.serving = False
 
@@ -311,16 +313,17 @@ _MODULE_METHODS = frozenset(dir(torch.nn.Module))
 def offered(target: Any, name: str) -> bool:
     """Whether a check's object offers `name` to the learner's code.
 
-    Plain data it holds, and the methods its own (the check's) classes define; never a name
-    of nn.Module's or of Python's (hooks, compile, submodules, parameters, __globals__ & co),
-    unless the check lists it in the object's `wb_offer`.
+    Plain data it holds, its own class's `forward` (called, it is the model), and the methods
+    the check lists in the object's `wb_offer`: nothing else, so a check's class may also hold
+    what computes its expected values (a reference `step`) without handing it over, and never
+    a name of nn.Module's or of Python's (hooks, compile, submodules, parameters, __globals__).
     """
     if name.startswith("_") or not name.isidentifier():
         return False
     if name in getattr(target, "wb_offer", ()):
         return True
     own = [k for k in type(target).__mro__ if not k.__module__.startswith(("torch", "builtins"))]
-    if any(name in vars(k) for k in own):  # written by the check's author (forward, encode, decode, ...)
+    if name == "forward" and any(name in vars(k) for k in own):
         return True
     value = inspect.getattr_static(target, name, None)
     if isinstance(target, torch.nn.Module) and name not in _MODULE_METHODS:

@@ -19,6 +19,7 @@ from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKer
 from nbformat.validator import isvalid
 
 from autograder.kernel.limits import Limits
+from autograder.kernel.reference import kernel_args
 
 T = TypeVar("T")
 
@@ -180,7 +181,7 @@ class KernelSession:
             shutdown_kernel="immediate",
             **kwargs,
         )
-        self.client.extra_arguments = []
+        self.client.extra_arguments = list(kernel_args())  # run before any cell (autograder/shipped/inert.py)
         self.client.output_limit = limits.output_bytes
 
     def __enter__(self) -> KernelSession:

@@ -117,7 +117,8 @@ class ForkServerLauncher(BwrapLauncher):
         return str(Path(self.launch.server).parent.parent)
 
     def sandboxed_kernel(self, job, kernel_cmd, groups, connection_file):
-        request = sandbox.fork_request(job, groups, connection_file)
+        extra = kernel_cmd[kernel_cmd.index(connection_file) + 1 :]  # what the kernel runs with (reference.kernel_args)
+        request = sandbox.fork_request(job, groups, connection_file, extra)
         return [sys.executable, "-I", "-S", str(sandbox.RELAY), self.launch.server, json.dumps(request)]
 
     @contextmanager

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
+
+from autograder import paths
 
 GRADING_ENV = {
     "WORKBOOK_GRADING": "1",
@@ -25,3 +28,11 @@ def kernel_env(home: str = "/tmp") -> dict[str, str]:
     """A learner kernel's whole environment: nothing else of the grader's is passed on."""
     kept = {k: os.environ[k] for k in _PASSED_ON if k in os.environ}
     return {**kept, **GRADING_ENV, **home_env(home)}
+
+
+@functools.cache
+def kernel_args() -> tuple[str, ...]:
+    """What every learner kernel is started with beyond its connection file: autograder/shipped/inert.py,
+    run before any cell in a namespace of its own (hex, so that no quoting of the command line touches it)."""
+    code = (paths.SHIPPED / "inert.py").read_text().encode().hex()
+    return (f"--IPKernelApp.exec_lines=exec(bytes.fromhex('{code}').decode(), {{}})",)

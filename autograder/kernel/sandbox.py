@@ -217,11 +217,12 @@ def user_only_command(job, kernel_cmd: list[str]) -> list[str]:
     return ["env", *home] + _drop_privileges(job.uid, job.limits) + kernel_cmd
 
 
-def fork_request(job, groups, connection_file: str) -> dict:
+def fork_request(job, groups, connection_file: str, kernel_args: list[str] | None = None) -> dict:
     """What the fork server needs to start this job's kernel (see autograder.shipped.forkserver)."""
     limits = job.limits
     return {
         "connection_file": connection_file,
+        "kernel_args": list(kernel_args or []),  # after `-f connection_file`, as ipykernel_launcher takes them
         "work": str(job.work),
         "export": str(job.export),
         "ipc": str(job.ipc),

@@ -146,7 +146,7 @@ def _become_kernel(req: dict) -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     del sys.path[0]  # this file's folder; ipykernel puts the working folder back
-    sys.argv = ["ipykernel_launcher", "-f", req["connection_file"]]
+    sys.argv = ["ipykernel_launcher", "-f", req["connection_file"], *req.get("kernel_args", [])]
     from ipykernel import kernelapp
 
     kernelapp.launch_new_instance()

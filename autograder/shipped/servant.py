@@ -252,7 +252,9 @@ class Servant:
         req["arrays"] = codec.pack_text(enc.arrays)
         reply = json.loads(self._input(json.dumps(req)))
         if not reply.get("ok"):
-            raise RuntimeError(reply.get("error", "the grader's object raised"))
+            raise (AttributeError if reply.get("missing") else RuntimeError)(
+                reply.get("error", "the grader's object raised")
+            )
         meta, buffers = codec.text_buffers(reply["arrays"], NO_LIMIT)
         return Decoder(self, codec.unpack(meta, buffers, NO_LIMIT, 64, NO_LIMIT)).decode(reply["value"])
 
