@@ -63,6 +63,7 @@ class TestResult:
     manual: bool = False  # a written answer: its points are given by a person (nbgrader formgrader)
     overridden: bool = False  # an instructor set this test's score (autograder.run.overrides)
     auto_score: float | None = None  # what the automatic checks gave, when overridden
+    extra_credit: float = 0.0  # a person's extra credit on a written answer (formgrader), beyond max_score
 
     @property
     def pending(self) -> bool:
@@ -119,7 +120,7 @@ class NotebookResult:
 
     def total(self) -> None:
         """Recompute score and max_score from the tests."""
-        self.score = round(sum(t.score for t in self.tests), 6)
+        self.score = round(sum(t.score + t.extra_credit for t in self.tests), 6)
         if self.tests:
             self.max_score = round(sum(t.max_score for t in self.tests), 6)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import re
 
 import nbformat
 import pytest
@@ -51,6 +52,39 @@ def test_the_penalty_rule_grace_days_started_cap_and_zero(tmp_path):
     (tmp_path / "bad.toml").write_text(f'[due]\n{NB01} = "next tuesday"\n')
     with pytest.raises(late.LateError, match="not a date and time"):
         late.load(tmp_path / "bad.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (f'[due]\n{NB01[:-1]} = "2026-12-01T23:59:00"\n', f"unknown notebook '{NB01[:-1]}'; did you mean '{NB01}'?"),
+        ('[extensions.bo]\n02_mask = "2026-12-01T23:59:00"\n', "unknown notebook '02_mask'; did you mean '02_masks'?"),
+        ("[policy]\nper_days = 10\n", "unknown setting in [policy] 'per_days'; did you mean 'per_day'?"),
+        ("[dues]\n", "unknown section 'dues'; did you mean 'due'?"),
+    ],
+)
+def test_a_misspelt_notebook_or_setting_is_refused_not_dropped(tmp_path, text, said):
+    """A name the course does not know would drop that due date, and its penalties, without a word."""
+    (tmp_path / "late.toml").write_text(text)
+    late.load(tmp_path / "late.toml")  # read for grading: the check is the grade command's
+    with pytest.raises(late.LateError, match=re.escape(said)):
+        late.load(tmp_path / "late.toml", paths.notebook_names())
+
+
+def test_an_extension_for_a_learner_nobody_knows_is_named(tmp_path):
+    (tmp_path / "late.toml").write_text(POLICY + "[extensions.fya]\nall_hours = 6\n")
+    assert late.unlisted_learners(late.load(tmp_path / "late.toml", paths.notebook_names()), {"bo", "fay"}) == ["fya"]
+
+
+def test_an_lms_late_mark_is_noted_without_a_policy(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir(), out.mkdir()
+    (subs / f"lovelacefay_LATE_1234_99_{NB01}.ipynb").write_text(nbformat.writes(make_submission(NB01, None)))
+    items = intake.collect(subs, KNOWN)
+    late.record_times(out, subs, items)
+    [result] = [NotebookResult(student_id=i.student_id, notebook=i.notebook, status="graded", score=9) for i in items]
+    late.apply(out, [result])
+    assert (result.score, result.penalty) == (9, 0) and "marked late by the LMS" in result.late_note
 
 
 def test_a_blackboard_time_and_a_timestamps_csv_row_are_used(tmp_path):

@@ -127,6 +127,24 @@ def test_blackboard_files_and_receipts_latest_attempt_with_its_time(tmp_path, en
     assert len(items) == 2, sorted(items)
 
 
+def test_a_blackboard_username_with_underscores_is_the_rosters_learner(tmp_path):
+    """Assignment names and usernames may both hold '_': the roster's username decides the split."""
+    (tmp_path / "roster.csv").write_text("id,name,blackboard_id\ncharles,Charles Babbage,c_babbage\n")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / blackboard_name("Home_work 1", "c_babbage", "2026-12-04-11-00-00", f"{NB01}.ipynb")).write_bytes(_nb(NB01))
+    (subs / blackboard_name("Home_work 1", "c_other", "2026-12-04-11-00-00", f"{NB01}.ipynb")).write_bytes(_nb(NB01))
+    items = _by_key(intake.collect(subs, KNOWN, roster.load(tmp_path / "roster.csv")))
+    assert isinstance(items[("charles", NB01)], intake.Submission)
+    assert ("other", NB01) in items and len(items) == 2, sorted(items)  # unknown: the part after the last '_'
+
+
+def test_a_roster_that_is_not_utf8_is_refused_naming_its_line_and_the_fix(tmp_path):
+    (tmp_path / "r.csv").write_bytes("id,name\nfay,Fay\njose,Jos\u00e9 N\u00fa\u00f1ez\n".encode("cp1252"))
+    with pytest.raises(roster.RosterError, match=r"r\.csv:3: not UTF-8 \(byte 0xe9\); save it as 'CSV UTF-8'"):
+        roster.load(tmp_path / "r.csv")
+
+
 def test_browser_copies_in_a_learners_folder_grade_the_latest(tmp_path):
     folder = tmp_path / "subs" / "ann"
     folder.mkdir(parents=True)
@@ -137,7 +155,17 @@ def test_browser_copies_in_a_learners_folder_grade_the_latest(tmp_path):
     items = _by_key(intake.collect(tmp_path / "subs", KNOWN))
     assert items[("ann", NB01)].nb.metadata["marker"] == "2"
     assert items[("ann", NB02)].nb.metadata["marker"] == "only"
-    assert "graded the first" in items[("ann", f"{NB01}{intake.DUPLICATE}")].errors[0]
+    said = items[("ann", f"{NB01}{intake.DUPLICATE}")].errors[0]
+    assert said.endswith(f"{NB01} (2).ipynb was graded"), said  # the copy graded is the one named
+
+
+def test_colabs_copy_of_a_notebook_is_that_notebook(tmp_path):
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / f"Copy of {NB01}.ipynb").write_bytes(_nb(NB01, "colab"))
+    (tmp_path / "subs" / "ann" / f"Copy of Copy of {NB02} (1).ipynb").write_bytes(_nb(NB02, "colab twice"))
+    items = _by_key(intake.collect(tmp_path / "subs", KNOWN))
+    assert items[("ann", NB01)].nb.metadata["marker"] == "colab"
+    assert items[("ann", NB02)].nb.metadata["marker"] == "colab twice" and len(items) == 2, sorted(items)
 
 
 def test_a_file_in_an_lms_download_that_is_no_course_notebook_is_a_row_with_the_reason(tmp_path):

@@ -103,10 +103,11 @@ def test_a_score_entered_in_nbgrader_reaches_every_export_and_survives_a_rerun(g
     [gid] = written_ids(NB03)
     with Gradebook(f"sqlite:///{opts.out / '.course' / 'gradebook.db'}", COURSE_ID) as gb:  # as formgrader does
         gb.find_grade(gid, NB03, NB03, "wes").manual_score = 1.5
+        gb.find_grade(gid, NB03, NB03, "wes").extra_credit = 0.5  # formgrader's "extra credit" field
         gb.db.commit()
     run = _cli("export", str(opts.out))
     assert run.returncode == 0, run.stderr
-    total = result.score + 1.5
+    total = result.score + 1.5 + 0.5  # as nbgrader's own total counts it
     [row] = _rows(opts.out / "grades.csv")
     assert (float(row["score"]), row["needs_manual_grading"]) == (total, "")
     [lms] = _rows(opts.out / "lms.csv")
@@ -125,7 +126,9 @@ def test_mark_scores_a_written_answer_and_refuses_an_unknown_one(graded):
     full = written_points(NB03, gid)
     run = _cli("mark", str(opts.out), "wes", NB03, gid, f"{full:g}", "--comment", "Precise: all three counts.")
     assert run.returncode == 0, run.stderr
-    assert float(_rows(opts.out / "grades.csv")[0]["score"]) == result.max_score
+    assert float(_rows(opts.out / "grades.csv")[0]["score"]) == result.max_score + 0.5  # the extra credit stays
+    with Gradebook(f"sqlite:///{opts.out / '.course' / 'gradebook.db'}", COURSE_ID) as gb:  # done, for formgrader too
+        assert gb.find_grade(gid, NB03, NB03, "wes").needs_manual_grade is False
     page = (opts.out / "feedback" / "wes" / f"{NB03}.html").read_text()
     assert "Precise: all three counts." in page and GRADED_BY_HAND in page
     too_many = _cli("mark", str(opts.out), "wes", NB03, gid, "9")

@@ -14,6 +14,7 @@ from support import make_submission
 from autograder import paths
 from autograder.gradebook.course import COURSE_ID
 from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.run import grade, report
 
@@ -34,8 +35,10 @@ def test_lms_csv_leaves_work_not_graded_blank_not_zero():
         NotebookResult(student_id="ann", notebook=NB01, status="graded", score=3, max_score=14),
         NotebookResult(student_id="ann", notebook="02_masks", status="rejected", errors=["broken"]),
     ]
-    [row] = _rows(report.lms_csv(results))
-    assert row[NB01] == "3" and row["02_masks"] == "" and row["total"] == "3"
+    results.append(NotebookResult(student_id="bea", notebook=NB01, status="rejected", errors=["not JSON"]))
+    rows = {r["student_id"]: r for r in _rows(report.lms_csv(results))}
+    assert rows["ann"][NB01] == "3" and rows["ann"]["02_masks"] == "" and rows["ann"]["total"] == "3"
+    assert rows["bea"][NB01] == "" and rows["bea"]["total"] == ""  # nothing graded: no total of 0 either
 
 
 @pytest.mark.slow
@@ -61,10 +64,13 @@ def test_a_roster_puts_every_learner_in_grades_lms_canvas_and_moodle_exports(tmp
         {("bo", n) for n in paths.notebook_names()} | {("fay", n) for n in paths.notebook_names() if n != NB01}
     )
     assert all(r["score"] == "" for r in missing)
+    whole = {n: f"{answers.notebook_points(n):g}" for n in paths.notebook_names()}  # written answers included
+    assert all(r["max_score"] == whole[r["notebook"]] for r in missing), missing
+    assert mine["max_score"] == whole[NB01]
     assert next(r for r in missing if r["student_id"] == "bo")["last_name"] == "Chen"
 
     lms = {r["student_id"]: r for r in _rows((out / "lms.csv").read_text())}
-    assert set(lms) == {"fay", "bo"} and lms["bo"][NB01] == "" and lms["bo"]["total"] == "0"
+    assert set(lms) == {"fay", "bo"} and lms["bo"][NB01] == "" and lms["bo"]["total"] == ""
     assert float(lms["fay"][NB01]) == fay.score and lms["fay"]["02_masks"] == ""
 
     canvas = list(csv.reader(io.StringIO((out / "canvas.csv").read_text())))

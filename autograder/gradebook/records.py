@@ -149,6 +149,7 @@ def apply_manual(course: Course, results: list[NotebookResult]) -> None:
         for result in pending:
             for test in (t for t in result.tests if t.manual):
                 grade = _find(gb, result, test.name)
+                test.extra_credit = float(grade.extra_credit or 0) if grade is not None else 0.0  # nbgrader adds it
                 if grade is not None and grade.manual_score is not None:
                     test.score, test.status = float(grade.manual_score), GRADED_BY_HAND
                     test.message = _comment(gb, result, test.name)
@@ -178,6 +179,7 @@ def set_manual(course: Course, student: str, notebook: str, answer: str, points:
         if not 0 <= points <= grade.max_score:
             raise ValueError(f"{points:g} points is outside 0..{grade.max_score:g} for {answer!r}")
         grade.manual_score = points
+        grade.needs_manual_grade = False  # as formgrader does when a person scores it
         if comment:
             comment_row = gb.find_comment(answer, notebook, notebook, student)
             comment_row.manual_comment = comment

@@ -12,7 +12,7 @@ import nbformat
 
 from autograder import paths
 from autograder.gradebook import coursecache
-from autograder.material import colab
+from autograder.material import colab, released
 
 BUNDLE_NAME = "attention-workbook-student.zip"
 
@@ -36,11 +36,29 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
         coursecache.materialise(names, Path(tmp), solutions)
         for name in names:
             nb = normalise(nbformat.read(Path(tmp) / "release" / name / f"{name}.ipynb", as_version=4))
+            _keep_history(name, nb, solutions)
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)
             written.append(target)
     shutil.copyfile(paths.WORKBOOK, out_dir / "workbook.py")
     return written
+
+
+def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path) -> None:
+    """What the release learners have (notebooks/) gave out that `nb` changes: kept in the source and in `nb`.
+
+    Learners' copies of an earlier release then carry no "edited" flag (autograder.material.released).
+    """
+    previous, source_path = paths.NOTEBOOKS / f"{name}.ipynb", solutions / f"{name}.ipynb"
+    if not previous.is_file() or solutions.resolve() != paths.SOLUTIONS.resolve():
+        return
+    source = nbformat.read(source_path, as_version=4)
+    if released.remember(source, nbformat.read(previous, as_version=4), nb):
+        nbformat.write(source, source_path)
+        print(f"kept what the previous release of {name} handed out ({source_path.name}'s metadata)")
+    history = released.earlier(source)
+    if history:
+        nb.metadata.setdefault("workbook", {})[released.KEY] = history
 
 
 # The learner's kit beside the notebooks: its own README, requirements and self-check (name in the zip: source).

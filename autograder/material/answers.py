@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
 
+from autograder import paths
 from autograder.material import answer_patches
 
 _ANSWER_HEADER = re.compile(r"^# %% (answer|patch) (\S+)\s*$", re.MULTILINE)
@@ -109,3 +111,10 @@ def load_answer_file(path: Path, reference: Mapping[str, str] | None = None) -> 
     if not answers:
         raise ValueError(f"{path}: no '# %% answer <grade_id>' section")
     return answers
+
+
+@functools.cache
+def notebook_points(name: str) -> float:
+    """A course notebook's whole points: its test cells' and its written answers' (as a graded row's max_score)."""
+    nb = nbformat.read(paths.source_notebook(name), as_version=4)
+    return sum(float(c.metadata.nbgrader.get("points", 0)) for c in nb.cells if is_test(c) or is_written(c))

@@ -93,11 +93,6 @@ class Options:
         return ResultsFolder(self.out)
 
 
-def _max_points(name: str) -> float:
-    nb = nbformat.read(paths.source_notebook(name), as_version=4)
-    return sum(float(c.metadata.nbgrader.get("points", 0)) for c in nb.cells if answers.is_test(c))
-
-
 def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -> list[Job]:
     from autograder.gradebook import records as gradebook
     from autograder.run.job import Job
@@ -406,6 +401,11 @@ def grade(opts: Options) -> list[NotebookResult]:
             return _grade(opts, ready, uid_base)
 
 
+def _ids(items: list) -> set[str]:
+    """The learners an intake found (submissions and rejected rows alike)."""
+    return {i.student_id for i in items}
+
+
 def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) -> list[NotebookResult]:
     known = {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
@@ -417,10 +417,14 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         opts.out.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(opts.roster, opts.folder.roster)  # export and merge use it too
     if opts.late:
-        late.load(opts.late)  # a policy that cannot be read stops the run here
+        policy = late.load(opts.late, paths.notebook_names())  # one that cannot be read stops the run here
         opts.out.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(opts.late, opts.folder.late_policy)
-    items = sharding.select(intake.collect(opts.submissions, known, enrolled), opts.shard)
+    items = intake.collect(opts.submissions, known, enrolled)
+    if opts.late and (strangers := late.unlisted_learners(policy, enrolled.learners if enrolled else _ids(items))):
+        where = "on the roster" if enrolled else "among the submissions"
+        print(f"warning: {opts.late}: extensions for learners not {where}: {', '.join(strangers)}", file=sys.stderr)
+    items = sharding.select(items, opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts.folder, needed, opts.limits.cell_seconds)
     if enrolled is not None and course.db_path.exists():
@@ -431,7 +435,7 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
-                item.max_score = _max_points(item.notebook)
+                item.max_score = answers.notebook_points(item.notebook)  # as a graded row's
             opts.folder.save(item, digest)
     states = opts.folder.states()
     recorded = [copy.deepcopy(s.result) for s in states.values() if s.recorded]
@@ -481,6 +485,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout)
+    if not args.submissions.is_dir():  # before anything is made in RESULTS
+        print(f"ERROR: submissions folder {args.submissions} does not exist", file=sys.stderr)
+        return 2
     try:
         shard = sharding.parse(args.shard) if args.shard else None
     except sharding.ShardError as exc:

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import csv
 import datetime
+import difflib
 import io
 import json
 import math
 import os
 import stat
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,12 +91,21 @@ class Policy:
         return f"{self.per_day:g}% of the notebook's points per day late (at most {self.most:g}%)"
 
 
-def load(path: Path) -> Policy:
-    """Read a late-work TOML file."""
+SECTIONS = ("policy", "due", "extensions")
+SETTINGS = ("per_day", "max", "grace_minutes", "zero")  # of [policy]
+
+
+def load(path: Path, notebooks: Collection[str] | None = None) -> Policy:
+    """Read a late-work TOML file; with `notebooks`, a notebook or setting it does not know is a LateError.
+
+    A misspelt name would otherwise drop a due date (and its penalties) without a word.
+    """
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LateError(f"{path}: {exc}") from None
+    if notebooks is not None:
+        _check_names(path, data, notebooks)
     policy = data.get("policy", {})
     own, extra = {}, {}
     for student, given in data.get("extensions", {}).items():
@@ -109,6 +120,37 @@ def load(path: Path) -> Policy:
         grace=datetime.timedelta(minutes=float(policy.get("grace_minutes", 0))),
         zero=bool(policy.get("zero", False)),
     )
+
+
+def _check_names(path: Path, data: dict, notebooks: Collection[str]) -> None:
+    """Every section, setting and notebook of the policy is one this course has (the closest one suggested)."""
+
+    def unknown(kind: str, name: str, known: Collection[str]) -> LateError:
+        close = difflib.get_close_matches(name, list(known), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(sorted(known))})"
+        return LateError(f"{path}: unknown {kind} {name!r}{hint}")
+
+    for section, value in data.items():
+        if section not in SECTIONS:
+            raise unknown("section", section, SECTIONS)
+        if not isinstance(value, dict):
+            raise LateError(f"{path}: [{section}] is not a table")
+    for key in data.get("policy", {}):
+        if key not in SETTINGS:
+            raise unknown("setting in [policy]", key, SETTINGS)
+    named = [*data.get("due", {})]
+    for student, given in data.get("extensions", {}).items():
+        if not isinstance(given, dict):
+            raise LateError(f"{path}: [extensions.{student}] is not a table")
+        named += [nb for nb in given if nb != "all_hours"]
+    for notebook in named:
+        if notebook not in notebooks:
+            raise unknown("notebook", notebook, notebooks)
+
+
+def unlisted_learners(policy: Policy, learners: Collection[str]) -> list[str]:
+    """The learners given an extension who are not among `learners` (a misspelt id takes no extension)."""
+    return sorted(set(policy.extra_hours) - set(learners))
 
 
 def _small_file(path: Path) -> str | None:
@@ -159,13 +201,16 @@ def _table(submissions: Path) -> dict[tuple[str, str], str]:
 def apply(out: Path, results: list[NotebookResult]) -> None:
     """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
     folder = ResultsFolder(out)
-    if not folder.late_policy.is_file():
-        return
-    policy = load(folder.late_policy)
     try:
         times = json.loads(folder.timestamps.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         times = {}
+    if not folder.late_policy.is_file():  # no policy: the LMS's late mark is noted, no penalty
+        for result in (r for r in results if r.status == Status.GRADED):
+            if times.get(result.key, {}).get("late_mark"):
+                result.late_note = "marked late by the LMS; no late-work policy given (--late): no penalty"
+        return
+    policy = load(folder.late_policy)
     for result in (r for r in results if r.status == Status.GRADED):
         due, seen = policy.due_for(result.student_id, result.notebook), times.get(result.key, {})
         result.duedate = due.isoformat() if due else ""

@@ -13,6 +13,7 @@ import nbformat
 
 from autograder.gradebook.course import CODE_STUB, TEXT_STUB
 from autograder.material import answers
+from autograder.material import released as history
 
 MAX_UNKNOWN_IDS = 5  # unknown cell ids named in the flags; the rest are counted
 
@@ -88,6 +89,7 @@ def compare_cells(release_nb, submitted_nb) -> list[str]:
     """Flags for test/locked cells that were deleted, duplicated, retyped, edited or reordered."""
     flags = []
     released = {answers.grade_id(c): c for c in release_nb.cells if answers.grade_id(c)}
+    earlier = history.earlier(release_nb)  # a copy of an earlier release was not edited by its learner
     cells = [(c, _gid(c)) for c in _cells(submitted_nb)]
     counts = Counter(gid for _, gid in cells if gid)
     seen_order, unknown = [], []
@@ -107,11 +109,14 @@ def compare_cells(release_nb, submitted_nb) -> list[str]:
             else "locked"
         )
         cell_type = cell.get("cell_type")
+        mine = _meta(cell)
+        if history.fingerprint(cell_type, _text(cell.get("source")), mine, kind == "answer") in earlier.get(gid, ()):
+            continue
         if cell_type != ref.cell_type:
             flags.append(f"{kind} cell {gid!r} retyped to {_show(cell_type, 30)}; source version used")
         elif kind != "answer" and _text(cell.get("source")) != ref.source:
             flags.append(f"{kind} cell {gid!r} edited; source version used")
-        mine, theirs = _meta(cell), _meta(ref)
+        theirs = _meta(ref)
         mine.pop("checksum", None), theirs.pop("checksum", None)
         if not _same(mine, theirs):
             flags.append(f"nbgrader metadata of {gid!r} edited; source version used")

@@ -7,6 +7,7 @@ import unicodedata
 from pathlib import Path
 
 from autograder import paths
+from autograder.material import answers
 from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
 from autograder.results_folder import ResultsFolder
 from autograder.submissions import intake
@@ -95,7 +96,7 @@ def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) 
     if roster is None:
         return []
     have = {(r.student_id, r.notebook) for r in results}
-    top = {r.notebook: f"{r.max_score:g}" for r in results if r.status == Status.GRADED}
+    top = {name: f"{answers.notebook_points(name):g}" for name in paths.notebook_names()}  # graded in this run or not
     rows: list[list[object]] = []
     for learner in sorted(roster.learners.values(), key=lambda x: x.id):
         first, last = learner.first_last
@@ -145,7 +146,7 @@ def lms_csv(
     for student in sorted(scores):
         got = scores[student]
         cells = [f"{got[n]:g}" if n in got else "" for n in notebooks]
-        rows.append([student, *cells, f"{sum(got.values()):g}"])
+        rows.append([student, *cells, f"{sum(got.values()):g}" if got else ""])  # nothing graded: blank, not 0
     return csv_text(rows)
 
 

@@ -505,7 +505,7 @@ def _settle(items: list) -> list:
         if subs:
             out.append(subs[0])
             reasons = [
-                f"{s.source} is the same notebook as {subs[0].source} (submitted twice); graded the first"
+                f"{s.source} is the same notebook as {subs[0].source} (submitted twice); {subs[0].source} was graded"
                 for s in subs[1:]
             ]
             reasons += [f"also handed in: {e}" for r in rows for e in r.errors]

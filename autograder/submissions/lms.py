@@ -15,7 +15,7 @@ files each is. What it takes:
 - Blackboard ("Assignment File Download"): flat files
   `<Assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>_<filename>`, with a
   `<Assignment>_<username>_attempt_<...>.txt` receipt beside them.
-- Browsers: a file saved twice becomes `<stem> (1).ipynb`.
+- Browsers: a file saved twice becomes `<stem> (1).ipynb`; Colab's own copy is `Copy of <name>.ipynb`.
 
 The latest copy of a notebook is graded: the highest resubmission suffix, then Canvas's
 highest attachment id or Blackboard's latest attempt; older copies are not graded.
@@ -40,8 +40,9 @@ CANVAS = re.compile(r"(?P<name>[^\W_]\w*?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<att>
 CANVAS_ANON = re.compile(r"(?P<late>LATE_)?anon_(?P<uid>[A-Za-z0-9]+)_(?P<att>\d+)_(?P<file>.+)")
 MOODLE = re.compile(r"(?P<name>[^_]+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)")
 BLACKBOARD = re.compile(
-    r"(?P<assignment>.+?)_(?P<user>[^_]+)_attempt_(?P<ts>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+)|(?P<txt>\.txt))"
+    r"(?P<prefix>.+?_[^_]+)_attempt_(?P<ts>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+)|(?P<txt>\.txt))"
 )
+_COPY_OF = re.compile(r"Copy of (?P<rest>.+)", re.I)
 _RENAMED = re.compile(r"(?P<stem>.+?)(?: \((?P<copy>\d+)\)|-(?P<again>\d+))(?P<ext>\.ipynb)", re.I)
 
 
@@ -61,10 +62,15 @@ class Found:
 
 
 def undo_renames(filename: str, known: Callable[[str], str | None]) -> tuple[str, int]:
-    """The file name without "(N)" and "-N" copy suffixes, if that names a course notebook; and the largest N.
+    """The file name without "(N)" and "-N" copy suffixes and a "Copy of " prefix (Colab's), if that names a
+    course notebook; and the largest N.
 
     `known` maps a file name to the course notebook it stands for, or None.
     """
+    if (colab := _COPY_OF.fullmatch(filename)) and known(filename) is None:  # Colab's "Save a copy in Drive"
+        name, copies = undo_renames(colab["rest"], known)
+        if known(name) is not None:
+            return name, copies
     name, copies = filename, 0
     while (m := _RENAMED.fullmatch(name)) and known(filename) is None:
         name, copies = m["stem"] + m["ext"], max(copies, int(m["copy"] or m["again"]))
@@ -130,8 +136,7 @@ def blackboard(path: Path, roster: Roster | None) -> Found | None:
     m = BLACKBOARD.fullmatch(path.name)
     if m is None:
         return None
-    user = m["user"]
-    student = _student(roster, [("blackboard_id", user), ("sis_login_id", user), ("id", user)], _slug(user) or "bb")
+    user, student = _blackboard_user(m["prefix"], roster)
     when = datetime.datetime.strptime(m["ts"], "%Y-%m-%d-%H-%M-%S")
     return Found(
         student_id=student,
@@ -142,6 +147,21 @@ def blackboard(path: Path, roster: Roster | None) -> Found | None:
         submitted=when.isoformat(),
         name=user,
     )
+
+
+def _blackboard_user(prefix: str, roster: Roster | None) -> tuple[str, str]:
+    """(username, student id) of `<Assignment>_<username>`: both may hold '_', so the roster decides the split.
+
+    The longest username the roster knows wins (`Homework 1_c_babbage` is c_babbage's when the
+    roster lists c_babbage); with none known, the username is the part after the last '_'.
+    """
+    parts = prefix.split("_")
+    for i in range(1, len(parts)):
+        user = "_".join(parts[i:])
+        found = _student(roster, [("blackboard_id", user), ("sis_login_id", user), ("id", user)], "")
+        if found:
+            return user, found
+    return parts[-1], _slug(parts[-1]) or "bb"
 
 
 def recognise(path: Path, is_dir: bool, roster: Roster | None) -> list[Found] | None:

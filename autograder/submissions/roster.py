@@ -90,7 +90,15 @@ def load(path: Path) -> Roster:
     data = path.read_bytes()
     if len(data) > MAX_ROSTER_BYTES:
         raise RosterError(f"{path}: over {MAX_ROSTER_BYTES // 2**20} MiB; is it a roster?")
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise RosterError(
+            f"{path}:{line}: not UTF-8 (byte {data[exc.start]:#04x}); save it as 'CSV UTF-8' "
+            "(Excel: File > Save As > CSV UTF-8) and grade again"
+        ) from None
+    reader = csv.DictReader(io.StringIO(text))
     header = {(h or "").strip().lower().replace(" ", "_"): h for h in reader.fieldnames or []}
     if "id" not in header:
         raise RosterError(f"{path}: no 'id' column (the header is {', '.join(reader.fieldnames or [])!s})")
