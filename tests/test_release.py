@@ -21,6 +21,12 @@ def test_notebooks_folder_equals_a_fresh_release(released, name):
     assert committed.read_text() == fresh, f"notebooks/{name}.ipynb drifted from solutions/: run release"
 
 
+def test_the_learners_workbook_module_is_the_graders():
+    """notebooks/workbook.py (the bundle's, and what Colab fetches) is a copy that release writes: never stale."""
+    committed = paths.NOTEBOOKS / "workbook.py"
+    assert committed.read_bytes() == paths.WORKBOOK.read_bytes(), "notebooks/workbook.py drifted: run release"
+
+
 def test_no_stray_student_notebooks():
     assert paths.notebook_names(paths.NOTEBOOKS) == NAMES
 
