@@ -13,9 +13,11 @@ into a pass.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -343,7 +345,8 @@ def count_parameters(module: Any) -> int:
             raise TypeError(f"state_dict() holds {name!r}, which is not a tensor: its size cannot be counted")
     names = [name for name, value in state.items() if isinstance(value, torch.Tensor) and value.requires_grad]
     shapes = [tuple(state[name].shape) for name in names]
-    probed = [n for n, shape in zip(names, shapes, strict=True) if shapes.count(shape) > 1]
+    how_many = Counter(shapes)  # linear: a learner's state dict may hold thousands of names
+    probed = [n for n, shape in zip(names, shapes, strict=True) if how_many[shape] > 1]
     shared: set[str] = set()
     if probed:
         gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
@@ -352,9 +355,17 @@ def count_parameters(module: Any) -> int:
         module.load_state_dict(probe, strict=False)
         back = {name: value.detach().clone() for name, value in list(module.state_dict().items())}
         module.load_state_dict(original, strict=False)
-        for i, name in enumerate(probed):
-            if any(torch.equal(back[name], back[other]) for other in probed[:i]):
-                shared.add(name)  # holds what another name holds: the same tensor, counted there
+        seen = set()
+        for name in probed:  # holds what another name came back holding: the same tensor, counted there
+            value = back[name].reshape(-1).contiguous().cpu()
+            key = (
+                str(value.dtype),
+                tuple(back[name].shape),
+                hashlib.sha256(value.view(torch.uint8).numpy()).digest(),
+            )
+            if key in seen:
+                shared.add(name)
+            seen.add(key)
     return sum(int(np.prod(shape)) for name, shape in zip(names, shapes, strict=True) if name not in shared)
 
 

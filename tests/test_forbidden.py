@@ -202,6 +202,35 @@ OWN = [  # more ways, found while building the allow-list
     # red team: a dataclass pastes field "names" into code it execs (class body, or type()'s dict)
     ("dataclass_field_code", "class B:\n    __annotations__ = {'a,__import__(\"os\")': int}", "binds __annotations__"),
     ("type_dict_class", "B = type('B', (), {'__annotations__': {'a': int}})", "calls type() to make a class"),
+    # red team 2: a private name the answer defines in its class was allowed on ANY object; a typing
+    # ForwardRef (typing.List["<expr>"]) handed to the answer's __eq__ has `_evaluate`, which evals
+    (
+        "forwardref_evaluate",
+        "import typing\n\n\nclass G:\n    _evaluate = None\n    found = None\n\n    def __eq__(self, other):\n"
+        "        G.found = other\n        return True\n\n\n_ok = typing.List['F.scaled_dot_product_attention'] == "
+        "typing.List[G()]\nfast = G.found._evaluate(None, None, frozenset())",
+        "uses ._evaluate, a private name",
+    ),  # fmt: skip
+    ("private_of_another", "class A:\n    _x = 1\n\n    def __eq__(self, other):\n        return other._x", "._x"),
+    (
+        "self_rebound",
+        "class A:\n    _evaluate = None\n\n    def f(self, other):\n        self = other\n"
+        "        return self._evaluate(None, None, frozenset())",
+        "._evaluate",
+    ),  # fmt: skip
+    (
+        "self_rebound_nonlocal",
+        "class A:\n    _x = None\n\n    def f(self, other):\n        def g():\n            nonlocal self\n"
+        "            self = other\n\n        g()\n        return self._x",
+        "._x",
+    ),  # fmt: skip
+    ("private_chain", "class A:\n    _a = None\n    _b = None\n\n    def f(self):\n        return self._a._b", "._b"),
+    ("proxy_cb", "class A:\n    _cb = None\n\n    def f(self, model):\n        return model._cb[0].kernel", "._cb"),
+    (
+        "staticmethod_first",
+        "class A:\n    _x = None\n\n    @staticmethod\n    def f(self):\n        return self._x",
+        "._x",
+    ),  # fmt: skip
 ]
 
 
@@ -284,6 +313,9 @@ def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_
         "torch.testing.assert_close(a, b)\nnp.testing.assert_allclose(a, b)",
         "def f(m):\n    match m:\n        case nn.MultiheadAttention(embed_dim=d):\n            return d",
         "class A:\n    act = nn.ReLU\n    __slots__ = ()\n\n    def f(self, x):\n        return self.act()(x)",
+        "class A:\n    def __init__(self):\n        self._n = 0\n\n    def f(self):\n        def g():\n"
+        "            return self._n\n\n        return g()\n\n    @classmethod\n    def make(cls):\n"
+        "        return cls._build()\n\n    @classmethod\n    def _build(cls):\n        return cls()",
     ],
 )
 def test_honest_code_is_not_flagged(source):

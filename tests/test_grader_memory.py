@@ -40,3 +40,16 @@ def test_count_parameters_counts_tensors_and_refuses_what_only_claims_a_shape():
     assert workbook.count_parameters(torch.nn.Linear(3, 4)) == 16
     with pytest.raises(TypeError, match="'t0', which is not a tensor"):
         workbook.count_parameters(Claiming())
+
+
+class ManyNames(torch.nn.Module):
+    """Thousands of one-number parameters, two names holding one of them: counting must stay linear and right."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.ps = torch.nn.ParameterList([torch.nn.Parameter(torch.zeros(1)) for _ in range(n)])
+        self.same = self.ps[0]  # a second name for one tensor: counted once
+
+
+def test_count_parameters_over_thousands_of_names_counts_a_shared_one_once():
+    assert workbook.count_parameters(ManyNames(4096)) == 4096

@@ -314,6 +314,8 @@ class _Program:
             self.binds[_key(scopes[-1])].update(_binds(node))
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 (self.globals if isinstance(node, ast.Global) else self.nonlocals)[_key(scopes[-1])].update(node.names)
+        self.nodes = [pair for cell in cells for pair in cell.nodes]
+        self._rebound: dict[int, set[str]] = {}
         self.notebook = _notebook(given)
         self.env: defaultdict[object, dict[str, set[str]]] = defaultdict(dict)
         self.env[MODULE] = {name: set(paths) for name, paths in self.notebook.env.items()}
@@ -362,6 +364,19 @@ class _Program:
             if not grown:
                 return
 
+    def rebound(self, method: ast.AST) -> set[str]:
+        """The names bound anywhere inside `method` other than by its own parameters (self = x, nonlocal self)."""
+        if id(method) not in self._rebound:
+            own_args = {id(a) for a in ast.walk(method.args)} if hasattr(method, "args") else set()
+            names: set[str] = set()
+            for node, scopes in self.nodes:
+                if any(s is method for s in scopes) and id(node) not in own_args:
+                    names.update(_binds(node))
+                    if isinstance(node, (ast.Global, ast.Nonlocal)):
+                        names.update(node.names)
+            self._rebound[id(method)] = names
+        return self._rebound[id(method)]
+
     def is_builtin(self, name: str, scopes: tuple) -> bool:
         """Whether a name is the built-in: not the learner's own (a built-in a rule cares about is never)."""
         if self.owner(name, scopes) != MODULE or not hasattr(builtins, name):
@@ -407,8 +422,8 @@ class _Judge:
             isinstance(parent, ast.Attribute) and parent.value is node
         ):
             return self._chain(node, scopes)
-        if isinstance(node, ast.MatchClass):  # `case C(attr=x)` reads x.attr
-            return rebinds + [self._attribute(a, True, False, False) for a in node.kwd_attrs]
+        if isinstance(node, ast.MatchClass):  # `case C(attr=x)` reads x.attr (of any object: not its own)
+            return rebinds + [self._attribute(a, False, False, False) for a in node.kwd_attrs]
         return rebinds
 
     def _mentions(self) -> set[int]:
@@ -463,7 +478,24 @@ class _Judge:
         found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
         if position == "store" and attrs and isinstance(root, ast.Call):
             found.append("assigns an attribute of a computed object (type(x).name = ...)")
-        return found + self._attributes(attrs, position, own=True)
+        return found + self._attributes(attrs, position, own=self._is_self(root, scopes))
+
+    def _is_self(self, root: ast.AST, scopes: tuple) -> bool:
+        """Whether `root` is the instance (self, cls) of a method of a class the answers define, never rebound.
+
+        Only there is a private attribute the answers define their own: on any other object the
+        same name may be a library's (a ForwardRef's `_evaluate`, a proxy's `_cb`) and lead anywhere.
+        """
+        method = next(
+            (scopes[i] for i in range(len(scopes) - 1, 0, -1) if isinstance(scopes[i - 1], ast.ClassDef)), None
+        )
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(root, ast.Name):
+            return False
+        first = [*method.args.posonlyargs, *method.args.args][:1]
+        plain = not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+        if not (first and plain and root.id == first[0].arg and self.program.owner(root.id, scopes) == id(method)):
+            return False
+        return root.id not in self.program.rebound(method)
 
     def _path(self, parts: list[str], position: str) -> str | None:
         """What is wrong with reaching the dotted path `parts`, used at `position`, or None."""
@@ -518,8 +550,8 @@ class _Judge:
     def _attributes(self, attrs: list[str], position: str, own: bool) -> list[str | None]:
         """Each attribute of a chain judged (the last one is what is called or stored)."""
         last = len(attrs) - 1
-        return [
-            self._attribute(a, own, position == "call" and j == last, position == "store", j == last)
+        return [  # `own` is the root's: only its first attribute is read from it (self._x, not self._x._y)
+            self._attribute(a, own and j == 0, position == "call" and j == last, position == "store", j == last)
             for j, a in enumerate(attrs)
         ]
 
@@ -532,7 +564,9 @@ class _Judge:
                 None if attr in DUNDER_ATTRIBUTES and not store else f"uses .{attr} (namespace, frame or code access)"
             )
         if attr.startswith("_"):
-            return None if own and attr in self.program.private else f"uses .{attr}, a private name no answer defines"
+            if own and attr in self.program.private:
+                return None
+            return f"uses .{attr}, a private name (answers may use only their own, as self.{attr} in their class)"
         if store and last:
             return None
         if attr in self.rule.names and (self.rule.inside or not called):
