@@ -226,6 +226,27 @@ OWN = [  # more ways, found while building the allow-list
     ),  # fmt: skip
     ("private_chain", "class A:\n    _a = None\n    _b = None\n\n    def f(self):\n        return self._a._b", "._b"),
     ("proxy_cb", "class A:\n    _cb = None\n\n    def f(self, model):\n        return model._cb[0].kernel", "._cb"),
+    # red team 3: library code that reads attributes named by strings, and a method called with any self
+    ("wraps_updated", "import functools\nw = functools.wraps(f, assigned=(), updated=('__builtins__',))", "wraps"),
+    ("define_getattr", "class S:\n    def __getattr__(self, name):\n        return {}", "defines __getattr__"),
+    ("define_set_name", "class D:\n    def __set_name__(self, owner, name):\n        pass", "defines __set_name__"),
+    (
+        "unbound_method",
+        "class N:\n    _VF = None\n\n\nclass P:\n    def vf(self):\n        return self._VF\n\n\nx = P.vf(F.softmax)",
+        "reads the method .vf off its class",
+    ),  # fmt: skip
+    (
+        "unbound_via_type",
+        "class P:\n    _VF = None\n\n    def vf(self):\n        return self._VF\n\n    def g(self, o):\n"
+        "        return type(self).vf(o)",
+        "reads the method .vf off its class",
+    ),  # fmt: skip
+    (
+        "unbound_via_class",
+        "class P:\n    _VF = None\n\n    def vf(self):\n        return self._VF\n\n    def g(self, o):\n"
+        "        return self.__class__.vf(o)",
+        "reads the method .vf off its class",
+    ),  # fmt: skip
     (
         "staticmethod_first",
         "class A:\n    _x = None\n\n    @staticmethod\n    def f(self):\n        return self._x",
@@ -316,6 +337,9 @@ def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_
         "class A:\n    def __init__(self):\n        self._n = 0\n\n    def f(self):\n        def g():\n"
         "            return self._n\n\n        return g()\n\n    @classmethod\n    def make(cls):\n"
         "        return cls._build()\n\n    @classmethod\n    def _build(cls):\n        return cls()",
+        "class C(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.n = 2\n\n"
+        "    def __len__(self):\n        return self.n\n\n    def forward(self, x):\n        return self.step(x)\n\n"
+        "    def step(self, x):\n        return x * len(self)",
     ],
 )
 def test_honest_code_is_not_flagged(source):

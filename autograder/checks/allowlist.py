@@ -133,7 +133,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "sys": _names("stderr stdout maxsize float_info"),
     "warnings": _names("warn simplefilter filterwarnings"),
     "time": _names("time perf_counter monotonic"),
-    "functools": _names("partial reduce lru_cache cache wraps cached_property total_ordering"),
+    # not wraps/update_wrapper: their `assigned`/`updated` read attributes named by strings (__builtins__)
+    "functools": _names("partial reduce lru_cache cache cached_property total_ordering"),
     "itertools": _names(
         "accumulate chain combinations count cycle islice pairwise permutations product repeat starmap zip_longest"
     ),
@@ -219,6 +220,16 @@ DUNDER_ATTRIBUTES = _names("__init__ __name__ __qualname__ __doc__ __class__")
 
 MODULE_DUNDERS = _names("__version__ __name__ __doc__")
 """The only `__x__` attributes of a module an answer may read (strings: print(torch.__version__))."""
+
+DUNDER_METHODS = _names(
+    """
+    __init__ __post_init__ __call__ __repr__ __str__ __len__ __iter__ __next__ __getitem__ __setitem__
+    __contains__ __enter__ __exit__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__
+    __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __matmul__ __rmatmul__ __truediv__ __neg__
+    """
+)
+"""The special methods an answer's class may define: not __getattr__, __set_name__, __init_subclass__,
+__class_getitem__, descriptors, ... (library code calls those with names or objects it chooses)."""
 
 DUNDER_NAMES = _names("__name__ __debug__ __slots__ __all__ __hash__ __doc__")
 """The only bare `__x__` names an answer may use (not __builtins__, __import__, __loader__, ...)."""

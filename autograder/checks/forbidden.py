@@ -36,6 +36,7 @@ from autograder.checks.allowlist import (
     COMPOSITE,
     DEFAULT_GIVEN,
     DUNDER_ATTRIBUTES,
+    DUNDER_METHODS,
     DUNDER_NAMES,
     FRAME_ATTRIBUTES,
     IPYTHON_NAMES,
@@ -315,6 +316,15 @@ class _Program:
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 (self.globals if isinstance(node, ast.Global) else self.nonlocals)[_key(scopes[-1])].update(node.names)
         self.nodes = [pair for cell in cells for pair in cell.nodes]
+        self.classes = {n.name for n, _ in self.nodes if isinstance(n, ast.ClassDef)}
+        self.methods = {  # the answers' plain methods (not static or class methods): self is an instance
+            m.name
+            for c, _ in self.nodes
+            if isinstance(c, ast.ClassDef)
+            for m in c.body
+            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in m.decorator_list)
+        }
         self._rebound: dict[int, set[str]] = {}
         self.notebook = _notebook(given)
         self.env: defaultdict[object, dict[str, set[str]]] = defaultdict(dict)
@@ -415,6 +425,10 @@ class _Judge:
     def _node(self, node: ast.AST, scopes: tuple) -> list[str | None]:
         """What is wrong with one node: the names it binds, its import, its chain of attributes."""
         rebinds = [self._rebinds(n, scopes) for n in _binds(node)] if not isinstance(node, ast.Name) else []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(scopes[-1], ast.ClassDef):
+            name = node.name
+            if name.startswith("__") and name.endswith("__") and name not in DUNDER_METHODS:
+                rebinds.append(f"defines {name} (library code calls it with names or objects it chooses)")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             return rebinds + self._import(node)
         parent = self.cell.parents.get(id(node))
@@ -473,12 +487,30 @@ class _Judge:
         elif call and (literal := _literal_name(call)):  # getattr(x, "name") reads x.name
             used = "mention" if called == "hasattr" else self._position(call, scopes).replace("alias", "value")
             attrs, position = [*attrs, literal], used
+        via_class = [
+            b for a, b in zip(attrs, attrs[1:], strict=False) if a == "__class__" and b in self.program.methods
+        ]
+        if via_class or (attrs and self._unbound(root, attrs[0], scopes)):
+            method = (via_class or attrs)[0]
+            return [f"reads the method .{method} off its class (called so, its self is any object)"]
         if isinstance(root, ast.Name) and self.program.paths(root.id, scopes):
             return [self._path([*p.split("."), *attrs], position) for p in sorted(self.program.paths(root.id, scopes))]
         found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
         if position == "store" and attrs and isinstance(root, ast.Call):
             found.append("assigns an attribute of a computed object (type(x).name = ...)")
         return found + self._attributes(attrs, position, own=self._is_self(root, scopes))
+
+    def _unbound(self, root: ast.AST, attr: str, scopes: tuple) -> bool:
+        """`C.m`, `type(x).m` or `x.__class__.m` for a plain method m of the answers' classes: self unbound.
+
+        A private name is the answer's own only as self._name (`_is_self`); a method read off its
+        class can be called with any object as self.
+        """
+        if attr not in self.program.methods:
+            return False
+        if isinstance(root, ast.Name):
+            return root.id in self.program.classes and self.program.owner(root.id, scopes) == MODULE
+        return isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id == "type"
 
     def _is_self(self, root: ast.AST, scopes: tuple) -> bool:
         """Whether `root` is the instance (self, cls) of a method of a class the answers define, never rebound.
