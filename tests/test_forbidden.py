@@ -247,6 +247,20 @@ OWN = [  # more ways, found while building the allow-list
         "        return self.__class__.vf(o)",
         "reads the method .vf off its class",
     ),  # fmt: skip
+    # red team 4: deepcopy's memo holds a tensor's storage, whose .type("a.dotted.name") imports and
+    # resolves it; the AttributeError it then raises hands the object back in .obj
+    (
+        "deepcopy_memo_storage",
+        "import copy\nmemo = {}\ncopy.deepcopy(torch.zeros(1), memo)\nstore = list(memo['torch'].values())[0]\n"
+        "try:\n    store.type('torch.nn.functional.softmax')\nexcept AttributeError as err:\n    fn = err.obj",
+        "passes a memo to copy.deepcopy",
+    ),  # fmt: skip
+    ("exception_obj", "try:\n    x.nope\nexcept AttributeError as err:\n    fn = err.obj", "uses .obj"),
+    (
+        "deepcopy_as_value",
+        "import copy, functools\nd = functools.partial(copy.deepcopy, memo={})",
+        "passes copy.deepcopy",
+    ),
     (
         "staticmethod_first",
         "class A:\n    _x = None\n\n    @staticmethod\n    def f(self):\n        return self._x",
@@ -340,6 +354,8 @@ def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_
         "class C(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.n = 2\n\n"
         "    def __len__(self):\n        return self.n\n\n    def forward(self, x):\n        return self.step(x)\n\n"
         "    def step(self, x):\n        return x * len(self)",
+        "import copy\n\n\nclass H:\n    def __init__(self, obj):\n        self.obj = copy.deepcopy(obj)\n\n"
+        "    def get(self):\n        return self.obj",
     ],
 )
 def test_honest_code_is_not_flagged(source):

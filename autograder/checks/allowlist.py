@@ -245,6 +245,14 @@ FRAME_ATTRIBUTES = _names(
 """Frame, code, traceback and raw-memory attributes (a generator's frame, an array's ctypes, a class's mro):
 ways to the namespaces or to memory from an ordinary object. Never an answer's own attribute."""
 
+CALL_ONLY = _names("copy.deepcopy")
+"""Allowed names that may only be called directly, never passed or stored: their arguments are judged
+(deepcopy's memo is a finding: it holds the copies' insides)."""
+
+EXCEPTION_OBJECTS = _names("obj")
+"""Attributes by which an exception hands back an object (AttributeError.obj: whatever a failed lookup
+was on, such as a name some library resolved from a string): a finding unless read as self.obj."""
+
 TORCH_HOOKS = _names("__torch_function__ __torch_dispatch__")
 """Methods PyTorch calls with its own functions (forbidden ones too): an answer may not define them."""
 

@@ -33,11 +33,13 @@ from autograder.checks.allowlist import (
     ALLOWED,
     BUILTIN_CALLS,
     BUILTIN_VALUES,
+    CALL_ONLY,
     COMPOSITE,
     DEFAULT_GIVEN,
     DUNDER_ATTRIBUTES,
     DUNDER_METHODS,
     DUNDER_NAMES,
+    EXCEPTION_OBJECTS,
     FRAME_ATTRIBUTES,
     IPYTHON_NAMES,
     MODULE_DUNDERS,
@@ -436,6 +438,8 @@ class _Judge:
             isinstance(parent, ast.Attribute) and parent.value is node
         ):
             return self._chain(node, scopes)
+        if isinstance(node, ast.Call) and self._deepcopy_memo(node, scopes):
+            return rebinds + ["passes a memo to copy.deepcopy (it holds the copies' insides, a tensor's storage)"]
         if isinstance(node, ast.MatchClass):  # `case C(attr=x)` reads x.attr (of any object: not its own)
             return rebinds + [self._attribute(a, False, False, False) for a in node.kwd_attrs]
         return rebinds
@@ -499,6 +503,15 @@ class _Judge:
         if position == "store" and attrs and isinstance(root, ast.Call):
             found.append("assigns an attribute of a computed object (type(x).name = ...)")
         return found + self._attributes(attrs, position, own=self._is_self(root, scopes))
+
+    def _deepcopy_memo(self, call: ast.Call, scopes: tuple) -> bool:
+        """copy.deepcopy(x, memo): the memo it fills holds what it copied along the way (a storage's `type(name)`
+        then resolves any dotted name)."""
+        root, attrs = _chain(call.func)
+        if not isinstance(root, ast.Name):
+            return False
+        called = {".".join([p, *attrs]) for p in self.program.paths(root.id, scopes)}
+        return "copy.deepcopy" in called and (len(call.args) > 1 or any(k.arg in ("memo", None) for k in call.keywords))
 
     def _unbound(self, root: ast.AST, attr: str, scopes: tuple) -> bool:
         """`C.m`, `type(x).m` or `x.__class__.m` for a plain method m of the answers' classes: self unbound.
@@ -567,6 +580,8 @@ class _Judge:
 
     def _leaf(self, path: str, state: str, position: str) -> str | None:
         """A member of a module: allowed, or forbidden / composite (outside the rule's cells: direct calls only)."""
+        if state == "allowed" and path in CALL_ONLY and position not in ("call", "import", "mention"):
+            return f"passes {path} around (it may only be called, so that what it is given is seen)"
         if state == "allowed" or position == "mention":
             return None
         if self.rule.inside:
@@ -591,6 +606,8 @@ class _Judge:
         """What is wrong with reading (or setting) `.attr` of an object the scan cannot name, or None."""
         if attr in FRAME_ATTRIBUTES:
             return f"uses .{attr} (frame or code access)"
+        if attr in EXCEPTION_OBJECTS and not own:
+            return f"uses .{attr} (what an exception holds: any object, a resolved name)"
         if attr.startswith("__") and attr.endswith("__"):
             return (
                 None if attr in DUNDER_ATTRIBUTES and not store else f"uses .{attr} (namespace, frame or code access)"
