@@ -36,7 +36,7 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
         coursecache.materialise(names, Path(tmp), solutions)
         for name in names:
             nb = normalise(nbformat.read(Path(tmp) / "release" / name / f"{name}.ipynb", as_version=4))
-            _keep_history(name, nb, solutions)
+            _keep_history(name, nb, solutions, record=out_dir.resolve() == paths.NOTEBOOKS.resolve())
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)
             written.append(target)
@@ -44,16 +44,17 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
     return written
 
 
-def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path) -> None:
+def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path, record: bool) -> None:
     """What the release learners have (notebooks/) gave out that `nb` changes: kept in the source and in `nb`.
 
     Learners' copies of an earlier release then carry no "edited" flag (autograder.material.released).
+    Only the release into notebooks/ records (`record`); a release elsewhere (a test's) writes no source.
     """
     previous, source_path = paths.NOTEBOOKS / f"{name}.ipynb", solutions / f"{name}.ipynb"
     if not previous.is_file() or solutions.resolve() != paths.SOLUTIONS.resolve():
         return
     source = nbformat.read(source_path, as_version=4)
-    if released.remember(source, nbformat.read(previous, as_version=4), nb):
+    if record and released.remember(source, nbformat.read(previous, as_version=4), nb):
         nbformat.write(source, source_path)
         print(f"kept what the previous release of {name} handed out ({source_path.name}'s metadata)")
     history = released.earlier(source)
