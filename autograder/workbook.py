@@ -357,6 +357,8 @@ def count_parameters(module: Any) -> int:
         module.load_state_dict(original, strict=False)
         seen = set()
         for name in probed:  # holds what another name came back holding: the same tensor, counted there
+            if not isinstance(back.get(name), torch.Tensor):  # what came back is only what the module says
+                raise TypeError(f"state_dict() no longer holds {name!r} as a tensor: its size cannot be counted")
             value = back[name].reshape(-1).contiguous().cpu()
             key = (
                 str(value.dtype),

@@ -51,15 +51,13 @@ def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path, record:
     Only the release into notebooks/ records (`record`); a release elsewhere (a test's) writes no source.
     """
     previous, source_path = paths.NOTEBOOKS / f"{name}.ipynb", solutions / f"{name}.ipynb"
-    if not previous.is_file() or solutions.resolve() != paths.SOLUTIONS.resolve():
-        return
+    if not record or not previous.is_file() or solutions.resolve() != paths.SOLUTIONS.resolve():
+        return  # `nb` carries the source's history as it is (nbgrader keeps the notebook's metadata)
     source = nbformat.read(source_path, as_version=4)
-    if record and released.remember(source, nbformat.read(previous, as_version=4), nb):
+    if released.remember(source, nbformat.read(previous, as_version=4), nb):
         nbformat.write(source, source_path)
+        nb.metadata.setdefault("workbook", {})[released.KEY] = released.earlier(source)
         print(f"kept what the previous release of {name} handed out ({source_path.name}'s metadata)")
-    history = released.earlier(source)
-    if history:
-        nb.metadata.setdefault("workbook", {})[released.KEY] = history
 
 
 # The learner's kit beside the notebooks: its own README, requirements and self-check (name in the zip: source).
