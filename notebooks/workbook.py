@@ -355,20 +355,27 @@ def count_parameters(module: Any) -> int:
         module.load_state_dict(probe, strict=False)
         back = {name: value.detach().clone() for name, value in list(module.state_dict().items())}
         module.load_state_dict(original, strict=False)
-        seen = set()
+        first: dict[tuple, str] = {}
         for name in probed:  # holds what another name came back holding: the same tensor, counted there
             if not isinstance(back.get(name), torch.Tensor):  # what came back is only what the module says
                 raise TypeError(f"state_dict() no longer holds {name!r} as a tensor: its size cannot be counted")
             value = back[name].reshape(-1).contiguous().cpu()
-            key = (
-                str(value.dtype),
-                tuple(back[name].shape),
-                hashlib.sha256(value.view(torch.uint8).numpy()).digest(),
-            )
-            if key in seen:
+            key = (str(value.dtype), tuple(back[name].shape), hashlib.sha256(value.view(torch.uint8).numpy()).digest())
+            if key not in first:
+                first[key] = name
+            elif _same_tensor(module, name, first[key], probe[name]):  # equal values may be chance (one number)
                 shared.add(name)
-            seen.add(key)
     return sum(int(np.prod(shape)) for name, shape in zip(names, shapes, strict=True) if name not in shared)
+
+
+def _same_tensor(module: Any, name: str, other: str, value: Any) -> bool:
+    """Whether loading a new value under `name` changes what `other` holds (then they are one tensor)."""
+    state = module.state_dict()
+    mine, before = state[name].detach().clone(), state[other].detach().clone()
+    module.load_state_dict({name: value + 1}, strict=False)
+    after = module.state_dict()[other].detach().clone()
+    module.load_state_dict({name: mine, other: before}, strict=False)  # the module's own values back
+    return isinstance(after, torch.Tensor) and not torch.equal(after, before)
 
 
 def kernel_copy(module: Any) -> Any:
