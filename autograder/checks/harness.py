@@ -19,6 +19,7 @@ import io
 import random
 import sys
 import types
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -253,21 +254,59 @@ class Harness:
         verdicts = {}
         for cell in self.source.cells:
             if answers.is_test(cell):
-                verdict = self.run_test(cell)
                 rules = forbidden_rules(cell.source)
+                verdict = self.run_ruled(cell, rules) if rules else self.run_test(cell)
                 if rules:  # judged whatever the cell did before reaching its rule
                     findings = [
-                        f for names, cells in rules for f in forbidden.scan(self.sources, names, cells, self.given)
+                        f for rule in rules for f in forbidden.scan(self.sources, rule.names, rule.cells, self.given)
                     ]
                     verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
-                        verdict.passed, verdict.message = False, f"a forbidden built-in is used ({findings[0]})"
+                        verdict.passed, verdict.message = False, f"{rules[0].message} ({findings[0]})"
                 verdicts[answers.nbgrader_id(cell)] = verdict
         return verdicts
 
+    def run_ruled(self, cell, rules: list[Rule]) -> TrustedVerdict:
+        """A test cell whose rule forbids built-ins: run while the kernel refuses them (autograder/shipped/refusal.py).
 
-def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
-    """The rules a test cell states: (names, cells) of its `check.forbidden(key, [...], msg, cells=[...])` calls."""
+        Whatever route the learner's code takes to a refused built-in (a stash on an object, another
+        cell, a closure), the kernel refuses the call and says so; the cell then fails on its rule.
+        """
+        names = sorted({n for rule in rules for n in rule.names})
+        start = len(self.link.refused)
+        try:
+            state = self.link.rule(names)
+        except RemoteError as exc:
+            state = f"no answer ({exc})"
+        try:
+            verdict = self.run_test(cell)
+        finally:
+            with contextlib.suppress(RemoteError):
+                if state == "armed":
+                    self.link.rule(None)
+        refused = list(dict.fromkeys(self.link.refused[start:]))
+        if state != "armed":
+            verdict.passed, verdict.message = False, f"{rules[0].message} (the grader could not hold the rule: {state})"
+            verdict.flags.append(f"rule refusal not held in the kernel ({state}) in test {answers.nbgrader_id(cell)}")
+        elif refused:
+            called = ", ".join(refused[:4])
+            verdict.passed = False
+            verdict.message = f"{rules[0].message} (while this test ran, your code called {called}, which the rule refuses)"
+            verdict.flags.append(f"refused {called} in test {answers.nbgrader_id(cell)}")
+        return verdict
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One `check.forbidden(key, names, message, cells=[...])` of a test cell."""
+
+    names: list[str]
+    cells: list[str] | None
+    message: str
+
+
+def forbidden_rules(source: str) -> list[Rule]:
+    """The rules a test cell states: its `check.forbidden(key, [...], msg, cells=[...])` calls."""
     rules = []
     for node in ast.walk(pysource.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
@@ -275,7 +314,8 @@ def forbidden_rules(source: str) -> list[tuple[list[str], list[str] | None]]:
                 cells = next((kw.value for kw in node.keywords if kw.arg == "cells"), None)
                 cells = cells if cells is not None else (node.args[3] if len(node.args) > 3 else None)
                 names = [str(n) for n in ast.literal_eval(node.args[1])]
-                rules.append((names, None if cells is None else [str(c) for c in ast.literal_eval(cells)]))
+                message = str(ast.literal_eval(node.args[2])) if len(node.args) > 2 else "a built-in the rule forbids"
+                rules.append(Rule(names, None if cells is None else [str(c) for c in ast.literal_eval(cells)], message))
     return rules
 
 

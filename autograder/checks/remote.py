@@ -14,6 +14,7 @@ import inspect
 import io
 import json
 import queue
+import re
 import time
 import uuid
 from typing import Any
@@ -241,6 +242,7 @@ class KernelLink:
         self.budget = wire.Budget(limits or wire.WireLimits())
         self.desk = CallbackDesk(self)
         self.count, self.mutations = 0, 0
+        self.refused: list[str] = []  # what the kernel refused of an armed rule (autograder/shipped/refusal.py)
         # set by the worker (autograder.kernel.membudget): runs one call under a memory budget the OS measures
         self.memory_budget: Any = None
 
@@ -294,6 +296,7 @@ class KernelLink:
         self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "req": {**req, "id": n}, "arrays": meta}},
                    buffers)  # fmt: skip
         data, got = self._wait_done(n, limit)
+        self._note_refused(data)
         try:
             reply, values = data.get("reply"), wire.unpack(data.get("arrays"), got, self.budget)
         except wire.WireError as exc:
@@ -307,6 +310,29 @@ class KernelLink:
         return Decoder(self, values).decode(reply.get("value"))
 
 
+    def rule(self, names: list[str] | None) -> str:
+        """Arm the kernel's refusal of a rule's built-ins (names) or disarm it (None): the state the kernel reports.
+
+        Answered by the servant's channel itself, never by the servant the notebook's namespace holds.
+        """
+        if self.desk.serving:
+            raise RemoteError("a rule cannot be armed from a check's own object")
+        self.count += 1
+        n = self.count
+        self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "rule": names}})
+        data, _ = self._wait_done(n, self.clock.time_left())
+        self._note_refused(data)
+        state = data.get("refusal")
+        return state[:240] if isinstance(state, str) else "no answer"
+
+    def _note_refused(self, data: dict) -> None:
+        """Keep the names the kernel says it refused (plain identifiers only, a bounded number)."""
+        names = data.get("refused")
+        if isinstance(names, list):
+            self.refused += [x for x in names[:64] if isinstance(x, str) and _IDENTIFIER.fullmatch(x)]
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,80}")
 _MODULE_METHODS = frozenset(dir(torch.nn.Module))
 
 

@@ -32,7 +32,12 @@ def kernel_env(home: str = "/tmp") -> dict[str, str]:
 
 @functools.cache
 def kernel_args() -> tuple[str, ...]:
-    """What every learner kernel is started with beyond its connection file: autograder/shipped/inert.py,
-    run before any cell in a namespace of its own (hex, so that no quoting of the command line touches it)."""
-    code = (paths.SHIPPED / "inert.py").read_text().encode().hex()
-    return (f"--IPKernelApp.exec_lines=exec(bytes.fromhex('{code}').decode(), {{}})",)
+    """What every learner kernel is started with beyond its connection file: autograder/shipped/inert.py and
+    refusal.py, each run before any cell in a namespace of its own (hex, so that no quoting of the command
+    line touches it)."""
+    runs = [(paths.SHIPPED / f"{name}.py").read_text().encode().hex() for name in STARTUP]
+    return ("--IPKernelApp.exec_lines=" + "; ".join(f"exec(bytes.fromhex('{code}').decode(), {{}})" for code in runs),)
+
+
+STARTUP = ("inert", "refusal")
+"""autograder/shipped/ files every learner kernel runs as it starts, in this order."""

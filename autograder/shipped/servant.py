@@ -307,6 +307,26 @@ def _quiet_status(kernel: Any, comm_id: str) -> None:
     kernel._publish_status = status
 
 
+def claim_refusal() -> Any:
+    """The rule refusal the kernel set up as it started (autograder/shipped/refusal.py), claimed once; None if gone."""
+    published = sys.modules.get("_wb_refusal")
+    claim = getattr(published, "claim", None)
+    return claim() if callable(claim) else None
+
+
+def rule_control(refusal: Any, rule: object) -> dict:
+    """Arm (a list of the rule's names) or disarm (None) the refusal; what the grader is told back."""
+    if refusal is None:
+        return {"refusal": "missing", "refused": []}
+    try:
+        if isinstance(rule, list):
+            return {"refusal": "armed", "unknown": refusal.arm([str(n) for n in rule]), "refused": refusal.drain()}
+        refusal.disarm()
+        return {"refusal": "disarmed", "refused": refusal.drain()}
+    except Exception as exc:  # noqa: BLE001 - told to the grader, which then cannot judge the rule
+        return {"refusal": f"failed: {type(exc).__name__}: {str(exc)[:200]}", "refused": []}
+
+
 def open_channel(kernel: Any, namespace: dict) -> None:
     """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
 
@@ -314,6 +334,7 @@ def open_channel(kernel: Any, namespace: dict) -> None:
     arrives, so a learner who replaces it changes only what their own code is said to return.
     """
     namespace["__wb_serve"] = Servant(kernel, namespace).serve
+    refusal = claim_refusal()
     # Nothing the kernel prints from now on is shown (the grader drops it), and ipykernel flushes
     # sys.stdout and sys.stderr after every message: two waits on its I/O thread per call, a third
     # of a call's time. Streams that keep nothing make those flushes free.
@@ -323,8 +344,12 @@ def open_channel(kernel: Any, namespace: dict) -> None:
         _quiet_status(kernel, comm.comm_id)
 
         def on_msg(msg):
-            reply, buffers = namespace["__wb_serve"](msg["content"]["data"], msg.get("buffers") or [])
-            comm.send(reply, buffers=buffers)
+            data = msg["content"]["data"]
+            if "rule" in data:  # the grader arms or disarms a rule itself: never the (replaceable) servant
+                comm.send({"done": data["n"], **rule_control(refusal, data["rule"])})
+                return
+            reply, buffers = namespace["__wb_serve"](data, msg.get("buffers") or [])
+            comm.send({**reply, "refused": refusal.drain() if refusal else []}, buffers=buffers)
 
         comm.on_msg(on_msg)
 
