@@ -31,7 +31,8 @@ def _notebook(name: str) -> nbformat.NotebookNode:
 @functools.cache
 def rules(name: str) -> list[tuple[list[str], list[str] | None]]:
     """The rules a notebook's test cells state."""
-    return [rule for cell in _notebook(name).cells if answers.is_test(cell) for rule in forbidden_rules(cell.source)]
+    found = [rule for cell in _notebook(name).cells if answers.is_test(cell) for rule in forbidden_rules(cell.source)]
+    return [(rule.names, rule.cells) for rule in found]
 
 
 @functools.cache
@@ -69,13 +70,37 @@ ISSUE = [  # the tricks issue 28 lists
     ("ipython_shell", "ns = get_ipython().user_ns['F']", "get_ipython"),
     ("runpy", "import runpy\nns = runpy.run_module('torch.nn.functional')", "runpy"),
     ("subprocess", "import subprocess\nsubprocess.run(['python', '-c', 'print(1)'])", "subprocess"),
-    ("flex_attention", "from torch.nn.attention.flex_attention import flex_attention", "torch.nn.attention"),
     ("native_mha", "out = torch._native_multi_head_attention(q, k, v, 8, 2, w, b, w, b)", "private"),
-    ("transformer_layer", "layer = nn.TransformerEncoderLayer(8, 2)", "TransformerEncoderLayer"),
     ("torch_compile", "fast = torch.compile(lambda q, k, v: q @ k.mT @ v)", "torch.compile"),
     ("torch_jit", "fast = torch.jit.script(fn)", "torch.jit"),
     ("torch_fx", "graph = torch.fx.symbolic_trace(model)", "torch.fx"),
 ]
+
+RUNTIME = [  # routes the scan once refused that the kernel now refuses while the rule's checks run
+    ("flex_attention", "from torch.nn.attention.flex_attention import flex_attention", "torch.nn.attention"),
+    ("transformer_layer", "layer = nn.TransformerEncoderLayer(8, 2)", "TransformerEncoderLayer"),
+    ("sdp_kernel", "ctx = torch.backends.cuda.sdp_kernel(enable_math=True)", "torch.backends"),
+    ("sdpa_kernel", "from torch.nn.attention import sdpa_kernel", "torch.nn.attention"),
+    ("alias_in_function", "def f():\n    import torch.nn as N\n    return N.TransformerEncoder", "TransformerEncoder"),
+    ("transformer_in_scope", "m = nn.Transformer(8, 2)", "nn.Transformer"),
+    ("layer_norm_alias", "ln = torch.layer_norm", "torch.layer_norm"),
+    ("tensor_storage", "def f(q):\n    return q.untyped_storage()", "untyped_storage"),
+    ("global_alias", "def f():\n    global G\n    G = torch.nn\n\n\nlayer = G.Transformer(8, 2)", "nn.Transformer"),
+    (
+        "closure_alias",
+        "def f():\n    G = torch.nn\n\n    def g():\n        return G.Transformer\n\n    return g",
+        "nn.Transformer",
+    ),  # fmt: skip
+]
+"""Ordinary public code, allowed by the scan: what it reaches of the forbidden computation refuses in the kernel
+(autograder/shipped/refusal.py; tests/test_refusal.py runs each route there)."""
+
+
+@pytest.mark.parametrize("name,source,_", RUNTIME, ids=[c[0] for c in RUNTIME])
+def test_public_routes_are_left_to_the_kernel(name, source, _):
+    names, cells = RULE_01
+    assert forbidden.scan({"sdpa": source}, names, cells) == []
+
 
 OWN = [  # more ways, found while building the allow-list
     ("module_dict", "fn = torch.nn.functional.__dict__['scaled_dot_product_attention']", "__dict__"),
@@ -96,20 +121,17 @@ OWN = [  # more ways, found while building the allow-list
         "init_subclass",
         "class A:\n    def __init_subclass__(cls, f=None):\n        cls.f = f\n\n\n"
         "class B(A, f=nn.TransformerDecoderLayer):\n    pass",
-        "TransformerDecoderLayer",
+        "__init_subclass__",
     ),  # fmt: skip
     ("bytes_decode", "name = bytes([115, 100, 112, 97]).decode()\nfn = getattr(F, name)", "computed"),
-    ("torch_functional", "fn = torch.functional.F.scaled_dot_product_attention", "torch.functional"),
+    ("torch_functional", "fn = torch.functional.F.scaled_dot_product_attention", "forbidden built-in"),
     ("modules_path", "fn = torch.nn.modules.activation.MultiheadAttention(8, 2)", "torch.nn.modules"),
     ("modules_import", "from torch.nn.modules.activation import MultiheadAttention", "torch.nn.modules"),
-    ("sdp_kernel", "ctx = torch.backends.cuda.sdp_kernel(enable_math=True)", "torch.backends"),
-    ("sdpa_kernel", "from torch.nn.attention import sdpa_kernel", "torch.nn.attention"),
     ("generator_frame", "gen = (x for x in [1])\nfn = gen.gi_frame.f_globals['F']", "gi_frame"),
     ("coroutine_frame", "async def c():\n    pass\nframe = c().cr_frame", "cr_frame"),
     ("traceback_frame", "try:\n    1 / 0\nexcept Exception as e:\n    g = e.__traceback__.tb_frame", "__traceback__"),
     ("simple_alias", "G = F\nfn = G.scaled_dot_product_attention", "forbidden built-in"),
     ("from_alias", "from torch.nn import functional as G\nH = G\nfn = H.scaled_dot_product_attention", "forbidden"),
-    ("alias_in_function", "def f():\n    import torch.nn as N\n    return N.TransformerEncoder", "TransformerEncoder"),
     ("module_returned", "def ns():\n    return torch.nn\nlayer = ns().Transformer(8, 2)", "passes the module"),
     ("module_in_list", "mods = [torch.nn]\nlayer = mods[0].Transformer(8, 2)", "passes the module"),
     ("module_in_class", "class K:\n    m = torch.nn\nlayer = K.m.Transformer(8, 2)", "passes the module"),
@@ -149,15 +171,13 @@ OWN = [  # more ways, found while building the allow-list
     ("breakpoint", "breakpoint()", "breakpoint"),
     ("globals_call", "fn = globals()['F']", "globals"),
     ("locals_call", "fn = locals()['F']", "locals"),
-    ("dir_module", "names = [n for n in dir(F) if 'dot' in n]", "dir"),
+    ("dir_module", "names = [n for n in dir(F) if 'dot' in n]", "passes the module"),
     ("sys_getframe", "import sys\nframe = sys._getframe(0)", "sys._getframe"),
-    ("warnings_sys", "mods = warnings.sys.modules", "warnings.sys"),
-    ("warnings_catch", "w = warnings.catch_warnings()._module", "warnings.catch_warnings"),
+    ("warnings_sys", "mods = warnings.sys.modules", "sys.modules"),
+    ("warnings_catch", "w = warnings.catch_warnings()._module", "._module"),
     ("numpy_ctypes", "lib = np.ctypeslib", "numpy.ctypeslib"),
     ("random_private", "o = random._os", "private"),
     ("getattr_self", "fn = getattr(getattr, '__self__')", "getattr as a value"),
-    ("transformer_in_scope", "m = nn.Transformer(8, 2)", "nn.Transformer"),
-    ("layer_norm_alias", "ln = torch.layer_norm", "torch.layer_norm"),
     ("relative_import", "from . import functional", "relative import"),
     ("unknown_module", "import my_helpers", "my_helpers"),
     ("exec_call", "exec('fn = F.x')", "exec"),
@@ -165,7 +185,6 @@ OWN = [  # more ways, found while building the allow-list
     ("shell_escape", "!python -c 'print(1)'", "get_ipython"),
     ("type_store", "class A:\n    pass\ntype(A()).f = 1", "computed object"),
     ("class_store", "class A:\n    pass\nA().__class__.f = 1", "__class__"),
-    ("tensor_storage", "def f(q):\n    return q.untyped_storage()", "untyped_storage"),
     ("private_tensor_method", "def f(q):\n    return q._values()", "private"),
     (
         "class_shadow_getattr",
@@ -188,12 +207,6 @@ OWN = [  # more ways, found while building the allow-list
     ("rng_ctypes", "p = np.random.default_rng(0).bit_generator.ctypes", ".ctypes"),
     ("deleted_shadow", "def getattr(o, n):\n    return o\n\n\ndel getattr", "rebinds the built-in getattr"),
     ("local_shadow", "def f(getattr):\n    return getattr(torch.nn, 'Transformer')", "passes the module"),
-    ("global_alias", "def f():\n    global G\n    G = torch.nn\n\n\nlayer = G.Transformer(8, 2)", "nn.Transformer"),
-    (
-        "closure_alias",
-        "def f():\n    G = torch.nn\n\n    def g():\n        return G.Transformer\n\n    return g",
-        "nn.Transformer",
-    ),  # fmt: skip
     ("with_module", "with torch.nn as G:\n    pass", "passes the module"),
     ("for_module", "for G in (torch.nn,):\n    pass", "passes the module"),
     ("calls_to_value", "n = calls_to(lambda: 0, F.scaled_dot_product_attention)", "forbidden built-in"),
@@ -278,7 +291,8 @@ def test_every_way_around_the_allow_list_is_found(source, expected):
 
 
 def test_the_issue_tricks_and_at_least_ten_more_are_tried():
-    assert len(ISSUE) >= 22 and len(OWN) >= 10 and len({c[0] for c in ISSUE + OWN}) == len(ISSUE + OWN)
+    assert len(ISSUE) + len([c for c in RUNTIME if c[0] in ("flex_attention", "transformer_layer")]) >= 22
+    assert len(OWN) >= 10 and len({c[0] for c in ISSUE + OWN}) == len(ISSUE + OWN)
 
 
 def test_a_notebook_helper_that_calls_the_built_in_counts_as_calling_it():
@@ -290,21 +304,26 @@ def test_a_notebook_helper_that_calls_the_built_in_counts_as_calling_it():
 
 
 def test_what_the_notebook_s_own_cells_import_is_judged_like_the_answer_s_imports():
-    """08's plain cells import TorchDispatchMode (a private module's) and os: an answer may use neither."""
+    """08's plain cells import TorchDispatchMode (a private module's) and os: an answer may use neither.
+
+    os.system in gqa, outside the rule's cell, is shown to the instructor but costs the rule nothing."""
     names, cells = rules("08_efficient_attention")[0]
     sources = {"tiled_attention": "class M(TorchDispatchMode):\n    pass\n", "gqa": "os.system('true')\n"}
-    findings = forbidden.scan(sources, names, cells, given("08_efficient_attention"))
-    assert any("torch.utils" in f for f in findings) and any("os.system" in f for f in findings), findings
+    counted, elsewhere = forbidden.judge(sources, names, cells, given("08_efficient_attention"))
+    assert any("torch.utils" in f for f in counted) and not any("os.system" in f for f in counted), counted
+    assert any("gqa" in f and "os" in f for f in elsewhere), elsewhere
 
 
-def test_a_cell_outside_the_rule_may_call_a_forbidden_built_in_directly_and_nothing_more():
+def test_a_cell_outside_the_rule_may_use_a_forbidden_built_in_and_only_ways_around_count_nowhere():
+    """Outside the rule's cells the kernel decides (it refuses the built-in there while the rule's checks run)."""
     names, cells = RULE_03
     direct = {"copy_weights": "def copy_weights(mine):\n    ref = nn.MultiheadAttention(8, 2)\n    return ref\n"}
-    assert forbidden.scan(direct, names, cells) == []
+    assert forbidden.judge(direct, names, cells) == ([], [])
     aliased = {"copy_weights": "MHA = nn.MultiheadAttention\n"}
-    assert any("passes torch.nn.MultiheadAttention around" in f for f in forbidden.scan(aliased, names, cells))
+    assert forbidden.judge(aliased, names, cells) == ([], [])
     private = {"copy_weights": "out = torch._native_multi_head_attention\n"}
-    assert forbidden.scan(private, names, cells)
+    counted, elsewhere = forbidden.judge(private, names, cells)
+    assert counted == [] and any("private" in f for f in elsewhere), (counted, elsewhere)
 
 
 def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_cells_use_is_covered():
@@ -319,7 +338,8 @@ def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_
     planted = {"mha": sources["mha"], "copy_weights": "MultiHeadAttention.m = nn.MultiheadAttention(8, 2)\n"}
     assert any("copy_weights" in f for f in forbidden.scan(planted, names, cells))
     on_workbook = {"mha": sources["mha"], "copy_weights": "Check.m = nn.MultiheadAttention(8, 2)\n"}
-    assert any("patches a library" in f for f in forbidden.scan(on_workbook, names, cells))
+    counted, elsewhere = forbidden.judge(on_workbook, names, cells)  # the kernel's own workbook: shown, not counted
+    assert counted == [] and any("patches a library" in f for f in elsewhere)
 
 
 @pytest.mark.parametrize(
@@ -385,7 +405,13 @@ def test_reference_stubs_right_entries_and_samples_have_no_finding(name):
     assert checked
 
 
-BUILTIN_ENTRIES = {"wrong_calls_builtin", "wrong_ln_uses_builtin", "wrong_rms_uses_builtin", "wrong_tiled_calls_sdpa"}
+BUILTIN_ENTRIES = {
+    "wrong_calls_builtin",
+    "wrong_ln_uses_builtin",
+    "wrong_rms_uses_builtin",
+    "wrong_tiled_calls_sdpa",
+    "wrong_ln_builtin_set_in_another_cell",  # bucket_batches plants it on LayerNorm, which layer_norm reads
+}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -456,7 +482,7 @@ RULE_05 = next(r for r in rules("05_encoder_classifier") if "LayerNorm" in r[0])
             "class LayerNorm(nn.Module):\n    def forward(self, x):\n        return F.layer_norm(x, x.shape[-1:])",
             True,
         ),
-        ("encoder_block", "Norm = nn.LayerNorm\nclass B(nn.Module):\n    pass", True),
+        ("encoder_block", "Norm = nn.LayerNorm\nclass B(nn.Module):\n    pass", False),  # the kernel refuses it
     ],
 )
 def test_05_judges_what_is_called_not_what_is_named(cell, source, flagged):

@@ -204,6 +204,7 @@ MODULE_METHODS = _names(
 
 BUILTIN_VALUES = _names(
     """
+    dir memoryview
     abs all any ascii bin bool bytearray bytes callable chr complex dict divmod enumerate filter float format
     frozenset hash hex int iter len list map max min next object oct ord pow print range repr reversed round
     set slice sorted str sum tuple zip property staticmethod classmethod type aiter anext id
@@ -271,3 +272,54 @@ from tqdm.auto import tqdm
 from workbook import GRADING, Check, calls_to, count_parameters, heatmap, pick_device, scaled, seed_everything
 """
 """What the notebooks' own cells bind for the answers, assumed whatever the notebook's cells say."""
+
+
+# --- The policy since the rule is held by the kernel (autograder/shipped/refusal.py) ---------------------
+# The scan no longer decides what an answer may compute: while a rule's checks run, the kernel
+# refuses the forbidden built-ins by any route. It keeps only what reading source judges fairly:
+# ways to undo that refusal or to reach the grader. Every public name of the modules below is
+# allowed unless REFUSED says otherwise; tests/test_decided_api.py fails on a name of the
+# installed PyTorch, NumPy or Python that is in neither tests/decided_api.json nor REFUSED.
+
+ANSWER_MODULES = _names(
+    """
+    torch numpy math cmath random re heapq bisect operator numbers enum abc collections typing functools
+    itertools dataclasses copy fractions decimal statistics string textwrap time warnings logging json
+    pprint struct array hashlib base64 difflib graphlib datetime calendar unicodedata keyword queue
+    contextlib weakref sys matplotlib tqdm workbook __future__
+    """
+)
+"""The modules an answer may import, with their public submodules (less REFUSED). Every other module
+(os, subprocess, importlib, pickle, gc, ctypes, inspect, types, threading, IPython, ...) can start a
+process, run a string, read memory or a namespace: it could undo the refusal or reach the grader."""
+
+REFUSED = _names(
+    """
+    torch.ops torch.library torch.overrides torch.compile torch.compiler torch.fx torch.jit torch.package
+    torch.hub torch.load torch.from_file torch.multiprocessing torch.distributed torch.export torch.classes
+    torch.onnx torch.utils.cpp_extension torch.utils.benchmark torch.utils.model_zoo torch.utils.collect_env
+    torch.utils.bottleneck torch.utils.jit torch.utils.mobile_optimizer torch.utils.bundled_inputs
+    torch.cuda.jiterator torch.sym_eval
+    numpy.load numpy.ctypeslib numpy.f2py numpy.distutils numpy.lib.format
+    numpy.testing.extbuild
+    functools.wraps functools.update_wrapper operator.attrgetter operator.methodcaller
+    typing.get_type_hints typing.ForwardRef dataclasses.make_dataclass
+    logging.currentframe logging.config logging.handlers logging.setLogRecordFactory logging.setLoggerClass
+    string.Formatter
+    """
+)
+"""Dotted paths an answer may not reach (a path below one is refused too): they compile or run
+strings (torch.jit, torch.fx, torch.utils.benchmark's statements, dataclasses' field names,
+typing's string annotations, string.Formatter's field names), load pickles or native code (torch.load, numpy.load, torch.ops,
+cpp_extension, ctypeslib), register kernels or modes over the refusal (torch.library,
+torch.overrides), start processes (torch.multiprocessing, torch.distributed), read attributes by
+computed names (attrgetter, methodcaller, wraps/update_wrapper), or reach frames (logging.currentframe)."""
+
+REFUSED_BUT = _names("torch.jit.is_scripting torch.jit.is_tracing torch.jit.annotate")
+"""Names below a refused path that are plain (TorchScript's guards, assert_close): allowed."""
+
+SYS_NAMES = _names("stdout stderr maxsize float_info version version_info byteorder")
+"""sys is refused but for these (its modules, path, frames, hooks and limits lead anywhere)."""
+
+REFUSED_ATTRIBUTES = _names("compile")
+"""Attributes of objects the scan cannot name that are refused (nn.Module.compile is torch.compile)."""

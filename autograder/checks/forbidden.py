@@ -1,21 +1,24 @@
-"""Forbidden built-ins, judged from the answer cells' source in the grader's process, by an allow-list.
+"""Forbidden built-ins: what the answer cells' source shows, judged in the grader's process.
 
-A notebook's rule (`check.forbidden(key, names, message, cells=[...])` in a test cell)
-forbids some built-ins (F.scaled_dot_product_attention, nn.LayerNorm, ...). Nothing the
-kernel reports decides this: the learner's source is parsed here. Every name an answer
-reaches from a module (torch, torch.nn, torch.nn.functional, numpy, math, ...) is resolved
-to its dotted path, through imports and aliases (`import torch.nn.functional as G`,
-`from torch import nn`, `H = G`), and judged by autograder.checks.allowlist: in the rule's cells
-only what ALLOWED lists, less the rule's names; in the other answer cells the rule's names
-and the COMPOSITE building blocks may also be called directly, and nothing more.
+A notebook's rule (`check.forbidden(key, names, message, cells=[...])` in a test cell) is held
+by the learner's kernel: while the rule's checks run, the built-ins it forbids refuse to run
+there (autograder/shipped/refusal.py), by whatever route the code reaches them. What reading
+source still judges fairly is kept here:
 
-Whatever cannot be followed is a finding in every answer cell: a path not on the list
-(private `_` names, torch.ops, torch.compile, ...), a module passed around as a value,
-star imports, imports of modules not on the list (importlib, pickle, pkgutil, runpy,
-subprocess, IPython, ...), built-ins that reach names from strings or used as values
-(getattr with a computed name, `e = eval`, vars, ...), frame, code and namespace attributes
-(`__globals__`, `gi_frame`, `__dict__`, ...), IPython's history, and patching a library.
-What is only mentioned (the classes of an isinstance, a plain type annotation) is no use.
+- inside the rule's cells (and the cells defining a name they use), the rule's own names
+  (F.scaled_dot_product_attention, nn.LayerNorm, ...), resolved to their dotted paths through
+  imports and aliases (`import torch.nn.functional as G`, `from torch import nn`, `H = G`);
+- anywhere, the ways around the kernel's refusal or to the grader: private `_` names of other
+  objects, `__x__` attributes beyond the plain protocol ones, frame and code attributes,
+  getattr & co. with computed names, eval/exec/compile/open/vars and their kin, modules off
+  autograder.checks.allowlist.ANSWER_MODULES (os, subprocess, importlib, pickle, gc, ctypes,
+  inspect, types, ...) and the REFUSED paths of listed ones (torch.library, torch.ops, torch.jit,
+  torch.load, ...), modules passed around as values, star imports, IPython's history, patching
+  a library, defining PyTorch's hooks.
+
+Every other public name of torch, numpy and the listed standard-library modules is allowed,
+type hints and protocol methods (`key=lengths.__getitem__`) included. A finding counts only
+against the rules whose cells hold it (judge); one elsewhere is a flag for the instructor.
 """
 
 from __future__ import annotations
@@ -23,18 +26,20 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
 import re
+import sys
+import types
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from autograder.checks import pysource
 from autograder.checks.allowlist import (
-    ALLOWED,
+    ANSWER_MODULES,
     BUILTIN_CALLS,
     BUILTIN_VALUES,
     CALL_ONLY,
-    COMPOSITE,
     DEFAULT_GIVEN,
     DUNDER_ATTRIBUTES,
     DUNDER_METHODS,
@@ -43,8 +48,10 @@ from autograder.checks.allowlist import (
     FRAME_ATTRIBUTES,
     IPYTHON_NAMES,
     MODULE_DUNDERS,
-    MODULE_METHODS,
-    TENSOR_METHODS,
+    REFUSED,
+    REFUSED_ATTRIBUTES,
+    REFUSED_BUT,
+    SYS_NAMES,
     TORCH_HOOKS,
 )
 
@@ -57,17 +64,54 @@ PURE = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Constan
 
 
 @functools.cache
-def _tensor_attributes() -> frozenset[str]:
-    """Every public attribute of a tensor or an nn.Module in the installed PyTorch."""
-    import torch
-
-    return frozenset(n for n in dir(torch.Tensor) + dir(torch.nn.Module) if not n.startswith("_"))
-
-
-@functools.cache
 def _exceptions() -> frozenset[str]:
     """The built-in exception classes (any of them may be raised, caught or passed)."""
     return frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
+
+
+@functools.cache
+def refused(path: str) -> bool:
+    """Whether an answer may not reach the dotted path (it, or a path above it, is REFUSED)."""
+    parts = path.split(".")
+    if parts[0] == "sys" and len(parts) > 1:
+        return parts[1] not in SYS_NAMES
+    if path in REFUSED_BUT:
+        return False
+    return any(".".join(parts[:i]) in REFUSED for i in range(1, len(parts) + 1))
+
+
+@functools.cache
+def _loaded(root: str) -> bool:
+    """Import a module of ANSWER_MODULES here (never one an answer names otherwise), to read what it holds."""
+    if root not in ANSWER_MODULES or root == "workbook":
+        return root in sys.modules
+    try:
+        importlib.import_module(root)
+    except Exception:  # noqa: BLE001 - not installed here: nothing of it is a module
+        return False
+    return True
+
+
+@functools.cache
+def is_module(path: str) -> bool:
+    """Whether the dotted path names a module, as this process has them (only ANSWER_MODULES are imported)."""
+    _loaded(path.split(".")[0])
+    if path in sys.modules:
+        return isinstance(sys.modules[path], types.ModuleType)
+    parent, _, name = path.rpartition(".")
+    owner = sys.modules.get(parent)
+    try:
+        return isinstance(owner.__dict__.get(name), types.ModuleType) if owner is not None else False
+    except Exception:  # noqa: BLE001 - a module that will not say is no module an answer names
+        return False
+
+
+def _module_name(path: str) -> str:
+    """The name a module reached as an attribute goes by (warnings.sys is sys), or the path itself."""
+    parent, _, name = path.rpartition(".")
+    owner = sys.modules.get(path) or getattr(sys.modules.get(parent), "__dict__", {}).get(name)
+    found = getattr(owner, "__name__", None) if isinstance(owner, types.ModuleType) else None
+    return found if isinstance(found, str) else path
 
 
 @dataclass(frozen=True)
@@ -78,18 +122,13 @@ class Rule:
     inside: bool
 
     def status(self, module: str, name: str) -> str:
-        """'forbidden', 'allowed', 'composite' or 'unknown': what `module.name` is to this rule."""
+        """'forbidden', 'refused', 'module' or 'allowed': what `module.name` is to this rule."""
+        there = f"{module}.{name}"
         if name in self.names:
             return "forbidden"
-        if name in ALLOWED.get(module, ()):
-            return "allowed"
-        return "composite" if name in COMPOSITE.get(module, ()) else "unknown"
-
-    @functools.cached_property
-    def methods(self) -> frozenset[str]:
-        """The tensor and module methods allowed: those of the allowed torch functions, and the lists'."""
-        functions = ALLOWED["torch"] | {f"{n}_" for n in ALLOWED["torch"]}
-        return (functions | TENSOR_METHODS | MODULE_METHODS) - self.names
+        if refused(there):
+            return "refused"
+        return "module" if is_module(there) else "allowed"
 
 
 def _python(source: str) -> str:
@@ -545,7 +584,7 @@ class _Judge:
     def _path(self, parts: list[str], position: str) -> str | None:
         """What is wrong with reaching the dotted path `parts`, used at `position`, or None."""
         here = parts[0]
-        if here not in ALLOWED:
+        if here not in ANSWER_MODULES:
             if len(parts) > 1:
                 return f"reaches {here}.{parts[1]}, which no answer may use"
             return f"imports {here}, which no answer may use" if position == "import" else self._module(here, position)
@@ -557,11 +596,14 @@ class _Judge:
                 return None if plain else f"reaches {'.'.join(parts)} ({position}), which no answer may use"
             if parts[i].startswith("_"):
                 return f"reaches {there}, a private name no answer may use"
-            status = self.rule.status(here, parts[i])
-            if status == "unknown":
-                return f"reaches {there}, which is not on the allow-list of what answers may use"
-            state = "module" if status == "allowed" and there in ALLOWED else status
-            here, i = there, i + 1
+            state = self.rule.status(here, parts[i])
+            excepted = ".".join(parts[: i + 2]) in REFUSED_BUT  # torch.jit.is_scripting
+            if state == "refused" and not excepted:
+                return f"reaches {there}, which no answer may use (it could undo the grader's checks or reach them)"
+            state = "module" if excepted else state
+            here, i = (_module_name(there) if state == "module" else there), i + 1
+            if not excepted and (state == "module" and refused(here) or here.split(".")[0] not in ANSWER_MODULES):
+                return f"reaches {there} (the module {here}), which no answer may use"  # torch.os, warnings.sys
         if state == "module":
             return self._module(here, position)
         if position == "store":
@@ -579,20 +621,12 @@ class _Judge:
         return f"passes the module {path} around (what is reached through it cannot be judged)"
 
     def _leaf(self, path: str, state: str, position: str) -> str | None:
-        """A member of a module: allowed, or forbidden / composite (outside the rule's cells: direct calls only)."""
-        if state == "allowed" and path in CALL_ONLY and position not in ("call", "import", "mention"):
+        """A member of a module: allowed, or the rule's own name inside the rule's cells."""
+        if path in CALL_ONLY and position not in ("call", "import", "mention"):
             return f"passes {path} around (it may only be called, so that what it is given is seen)"
-        if state == "allowed" or position == "mention":
-            return None
-        if self.rule.inside:
-            return (
-                f"uses the forbidden built-in {path}"
-                if state == "forbidden"
-                else f"uses {path}, which the rule's cells may not use"
-            )
-        if position in ("call", "import"):
-            return None
-        return f"passes {path} around instead of calling it (only a direct call is allowed outside the rule's cells)"
+        if state == "forbidden" and self.rule.inside and position != "mention":
+            return f"uses the forbidden built-in {path}"
+        return None
 
     def _attributes(self, attrs: list[str], position: str, own: bool) -> list[str | None]:
         """Each attribute of a chain judged (the last one is what is called or stored)."""
@@ -606,22 +640,21 @@ class _Judge:
         """What is wrong with reading (or setting) `.attr` of an object the scan cannot name, or None."""
         if attr in FRAME_ATTRIBUTES:
             return f"uses .{attr} (frame or code access)"
+        if attr in REFUSED_ATTRIBUTES and not (own and attr in self.program.methods):
+            return f"uses .{attr} (it compiles the code, which then runs where the grader's checks cannot see it)"
         if attr in EXCEPTION_OBJECTS and not own:
             return f"uses .{attr} (what an exception holds: any object, a resolved name)"
         if attr.startswith("__") and attr.endswith("__"):
-            return (
-                None if attr in DUNDER_ATTRIBUTES and not store else f"uses .{attr} (namespace, frame or code access)"
-            )
+            plain = attr in DUNDER_ATTRIBUTES | DUNDER_METHODS and not store
+            return None if plain else f"uses .{attr} (namespace, frame or code access)"
         if attr.startswith("_"):
             if own and attr in self.program.private:
                 return None
             return f"uses .{attr}, a private name (answers may use only their own, as self.{attr} in their class)"
         if store and last:
             return None
-        if attr in self.rule.names and (self.rule.inside or not called):
-            return f"uses the forbidden built-in .{attr}" if self.rule.inside else "passes a forbidden built-in around"
-        if attr in _tensor_attributes() and attr not in self.rule.methods:
-            return f"uses .{attr}, a tensor or module method not on the allow-list"
+        if attr in self.rule.names and self.rule.inside:
+            return f"uses the forbidden built-in .{attr}"
         return None
 
     def _name(self, node: ast.Name, scopes: tuple, position: str) -> str | None:
@@ -735,23 +768,32 @@ def _in_scope(program: _Program, cells: dict[str, _Cell], named: list[str]) -> s
 def scan(
     sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
 ) -> list[str]:
-    """Findings in the answer cells (grade_id -> source): "answer cell '<id>', line <n>: <what>".
+    """The findings that count against a rule: "answer cell '<id>', line <n>: <what>" (see judge)."""
+    return judge(sources, forbidden, cells, given)[0]
 
-    forbidden: the rule's names. cells: the answer cells (grade ids) the rule covers, with
-    every answer cell defining or changing a name they use; elsewhere the rule's names and
-    autograder.checks.allowlist.COMPOSITE may be called directly (not aliased, stored or passed).
-    None: every answer cell. Ways around the allow-list are found in every cell either way.
-    given: the sources of the notebook's other code cells (what they import and define).
+
+def judge(
+    sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """(findings that count against the rule, findings elsewhere) in the answer cells (grade_id -> source).
+
+    forbidden: the rule's names. cells: the answer cells (grade ids) the rule covers; with them,
+    every answer cell defining or changing a name they use (None: every answer cell). A finding
+    counts only there; one in another cell is only shown to the instructor, with its line.
+    Inside the rule's cells its own names are findings too; anywhere, only ways around the
+    kernel's refusal or to the grader are (private and frame access, computed names, modules
+    off the list, eval and its kin). given: the notebook's other code cells' sources.
     """
-    findings, parsed = [], {}
+    counted, elsewhere, parsed = [], [], {}
     for cell_id, source in sources.items():
         try:
             parsed[cell_id] = _answer_cell(cell_id, source)
         except Exception:  # noqa: BLE001 - whatever the parser makes of it, it could not be checked
-            findings.append(f"answer cell {cell_id!r}: its source could not be parsed, so it could not be checked")
+            counted.append(f"answer cell {cell_id!r}: its source could not be parsed, so it could not be checked")
     program = _Program(list(parsed.values()), tuple(given or ()))
     scope = set(parsed) if cells is None else _in_scope(program, parsed, list(cells))
     for cell_id, cell in parsed.items():
         judged = _Judge(program, cell, Rule(frozenset(forbidden), cell_id in scope)).findings()
-        findings += [f"answer cell {cell_id!r}, line {line}: {what}" for line, what in sorted(set(judged))]
-    return findings
+        found = [f"answer cell {cell_id!r}, line {line}: {what}" for line, what in sorted(set(judged))]
+        (counted if cell_id in scope else elsewhere).extend(found)
+    return counted, elsewhere

@@ -257,10 +257,10 @@ class Harness:
                 rules = forbidden_rules(cell.source)
                 verdict = self.run_ruled(cell, rules) if rules else self.run_test(cell)
                 if rules:  # judged whatever the cell did before reaching its rule
-                    findings = [
-                        f for rule in rules for f in forbidden.scan(self.sources, rule.names, rule.cells, self.given)
-                    ]
-                    verdict.flags = list(dict.fromkeys(verdict.flags + findings))
+                    judged = [forbidden.judge(self.sources, rule.names, rule.cells, self.given) for rule in rules]
+                    findings = [f for counted, _ in judged for f in counted]
+                    elsewhere = [f"{f} (not counted: outside the rule's cells)" for _, other in judged for f in other]
+                    verdict.flags = list(dict.fromkeys(verdict.flags + findings + elsewhere))
                     if findings and verdict.passed:
                         verdict.passed, verdict.message = False, f"{rules[0].message} ({findings[0]})"
                 verdicts[answers.nbgrader_id(cell)] = verdict

@@ -36,6 +36,7 @@ OPERATORS = {
     "rms_norm": r"rms_norm",
     "adam": r"fused_adam",
     "clip": r"(?!)",  # written in Python only
+    "process": r"(?!)",
 }
 
 # family -> the Python composites it refuses: (module, attribute path)
@@ -44,6 +45,7 @@ COMPOSITES = {
         ("torch.nn.functional", "multi_head_attention_forward"),
         ("torch.nn.modules.activation", "MultiheadAttention.forward"),
         ("torch.ao.nn.quantizable.modules.activation", "MultiheadAttention.forward"),
+        ("torch.nn.attention.flex_attention", "flex_attention"),
     ],
     "layer_norm": [],
     "rms_norm": [],
@@ -52,6 +54,17 @@ COMPOSITES = {
         ("torch.optim.adamw", "AdamW.step"),
         ("torch.optim.adam", "adam"),
         ("torch.optim.adamw", "adamw"),
+    ],
+    "process": [  # armed with every family: a new process would start without the refusal
+        ("os", "fork"),
+        ("os", "forkpty"),
+        ("os", "posix_spawn"),
+        ("os", "posix_spawnp"),
+        ("os", "system"),
+        ("os", "execv"),
+        ("os", "execve"),
+        ("subprocess", "Popen.__init__"),
+        ("multiprocessing.process", "BaseProcess.start"),
     ],
     "clip": [
         ("torch.nn.utils.clip_grad", "clip_grad_norm_"),
@@ -131,6 +144,7 @@ def make_controller():
     def arm(names):
         """Refuse the families of these rule names until disarm(); the names no family knows are returned."""
         families = {FAMILY_OF[n] for n in names if n in FAMILY_OF}
+        families |= {"process"} if families else set()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "overriding a previously registered kernel": that is the point
             for family in sorted(families - armed):
@@ -188,8 +202,12 @@ def _guard(module_name, path, family, armed, refuse):
     setattr(owner, attr, guarded)
     if not parents:  # the same function under other names (torch.nn.utils.clip_grad_norm_, torch.optim._functional)
         for other in list(sys.modules.values()):
-            if getattr(other, "__name__", "").startswith("torch.") and getattr(other, attr, None) is original:
-                setattr(other, attr, guarded)
+            try:
+                if str(getattr(other, "__name__", "")).startswith(f"{module_name.split('.')[0]}."):
+                    if getattr(other, attr, None) is original:
+                        setattr(other, attr, guarded)
+            except Exception:  # noqa: BLE001, S110 - a module that will not be read is one that does not name it
+                pass
 
 
 def publish():
