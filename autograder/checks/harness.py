@@ -245,8 +245,20 @@ class Harness:
             scanner=lambda names, cells: forbidden.scan(self.sources, names, cells, self.given),
             mutations=lambda: self.link.mutations,
             kernel_copier=functools.partial(hold, self.link),
-            memory_budget=self.link.memory_budget or _no_memory_budget,
+            memory_budget=self._measured,
         )
+
+    def _measured(self, fn, budget: int) -> bool:
+        """fits_in_memory under grading: the OS measures the call, which runs in a copy of the kernel.
+
+        In the copy, whatever the kernel held before the call is shared until written: a buffer
+        allocated earlier and filled by the call counts as the call's (autograder.shipped.servant.forked).
+        """
+        self.link.forking = True
+        try:
+            return (self.link.memory_budget or _no_memory_budget)(fn, budget)
+        finally:
+            self.link.forking = False
 
     def run(self) -> dict[str, TrustedVerdict]:
         """Every test cell of the notebook, in source order, each on its own inputs."""
@@ -291,7 +303,9 @@ class Harness:
         elif refused:
             called = ", ".join(refused[:4])
             verdict.passed = False
-            verdict.message = f"{rules[0].message} (while this test ran, your code called {called}, which the rule refuses)"
+            verdict.message = (
+                f"{rules[0].message} (while this test ran, your code called {called}, which the rule refuses)"
+            )
             verdict.flags.append(f"refused {called} in test {answers.nbgrader_id(cell)}")
         return verdict
 

@@ -243,6 +243,7 @@ class KernelLink:
         self.desk = CallbackDesk(self)
         self.count, self.mutations = 0, 0
         self.refused: list[str] = []  # what the kernel refused of an armed rule (autograder/shipped/refusal.py)
+        self.forking = False  # while the OS measures a call's memory: it runs in a copy of the kernel
         # set by the worker (autograder.kernel.membudget): runs one call under a memory budget the OS measures
         self.memory_budget: Any = None
 
@@ -293,8 +294,8 @@ class KernelLink:
         n = self.count
         meta, buffers = wire.pack(arrays)
         limit = self.clock.time_left()
-        self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "req": {**req, "id": n}, "arrays": meta}},
-                   buffers)  # fmt: skip
+        data = {"n": n, "req": {**req, "id": n}, "arrays": meta, **({"fork": True} if self.forking else {})}
+        self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": data}, buffers)
         data, got = self._wait_done(n, limit)
         self._note_refused(data)
         try:
@@ -308,7 +309,6 @@ class KernelLink:
         if reply.get("mutated"):  # the learner's code changed an input in place (the check's own copy is intact)
             self.mutations += 1
         return Decoder(self, values).decode(reply.get("value"))
-
 
     def rule(self, names: list[str] | None) -> str:
         """Arm the kernel's refusal of a rule's built-ins (names) or disarm it (None): the state the kernel reports.

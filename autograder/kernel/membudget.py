@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,8 +167,58 @@ def address_space_fits(pids: list[int], fn: Call, budget: int) -> bool:
     return False
 
 
+def _private_bytes(pid: int) -> int:
+    """The bytes a process holds that no other process shares (smaps_rollup's Private_Clean + Private_Dirty)."""
+    total = 0
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+class PrivateWatch:
+    """The most private memory the job's new processes (the call's copy of the kernel) hold, polled while fn() runs.
+
+    A forked copy shares every page of the kernel's until it writes one: its private bytes are what
+    the call made or wrote, buffers the kernel allocated earlier included. Where /proc cannot be read
+    (another user's process), it reads 0 and the other measure decides alone.
+    """
+
+    def __init__(self, processes: KernelProcesses, interval: float = 0.004) -> None:
+        self.processes, self.interval, self.peak = processes, interval, 0
+        self.before = set(processes.pids())
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            new = [p for p in self.processes.pids() if p not in self.before]
+            self.peak = max(self.peak, sum(_private_bytes(p) for p in new))
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> PrivateWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def within(processes: KernelProcesses, fn: Call, budget: int) -> bool:
-    """Whether fn() (a call of the learner's code) holds at most `budget` bytes at once, measured outside the kernel."""
+    """Whether fn() (a call of the learner's code) holds at most `budget` bytes at once, measured outside the kernel.
+
+    Two measures, both outside the kernel, both must hold: the job's memory cgroup (or its address-space
+    limit), and the private bytes of the copy of the kernel the call runs in (PrivateWatch), which count a
+    buffer the kernel allocated before the call once the call writes to it.
+    """
+    with PrivateWatch(processes) as watch:
+        fits = _group_or_address_space(processes, fn, budget)
+    return fits and watch.peak <= budget
+
+
+def _group_or_address_space(processes: KernelProcesses, fn: Call, budget: int) -> bool:
     if processes.memory_group is not None:
         peak = group_peak(processes.memory_group, fn)
         if peak is not None:

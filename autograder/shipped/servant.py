@@ -327,13 +327,58 @@ def rule_control(refusal: Any, rule: object) -> dict:
         return {"refusal": f"failed: {type(exc).__name__}: {str(exc)[:200]}", "refused": []}
 
 
+def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list) -> dict:
+    """Serve one call in a forked copy of the kernel, and say only whether it returned.
+
+    Everything the kernel held before is shared with the copy, page by page, until the copy
+    writes to it: a buffer made in an earlier cell and filled during the call is then new
+    memory of the call's (copied on write), counted by the job's memory cgroup and by the
+    copy's private pages (autograder.kernel.membudget), and nothing the call frees gives back
+    what was there before. The copy ends as soon as the call does; the kernel is unchanged.
+    """
+    import posix  # the fork the rule's refusal leaves alone (it guards os.fork while armed)
+
+    read, write = posix.pipe()
+    pid = posix.fork()
+    if pid == 0:  # the copy: the call, then out at once (no atexit, no flush, no socket touched)
+        code = 4
+        try:
+            posix.close(read)
+            answer, _ = serve(data, buffers)
+            code = 0 if answer["reply"]["ok"] else 3
+            posix.write(write, json.dumps(refusal.drain() if refusal else []).encode()[:4096])
+        finally:
+            posix._exit(code)
+    posix.close(write)
+    told = b""
+    while chunk := posix.read(read, 4096):
+        told += chunk[: 4096 - len(told)]
+    posix.close(read)
+    _, status = posix.waitpid(pid, 0)
+    code = posix.WEXITSTATUS(status) if posix.WIFEXITED(status) else -1
+    try:
+        refused = [str(n) for n in json.loads(told or b"[]")]
+    except (ValueError, TypeError):
+        refused = []
+    done = {"done": data["n"], "arrays": {}, "refused_in_copy": refused}
+    if code == 0:
+        return {**done, "reply": {"ok": True, "value": Encoder(servant).encode(None), "mutated": []}}
+    error = {
+        "type": "RuntimeError",
+        "builtin": "RuntimeError",
+        "message": f"the call failed in the grader's copy of the kernel (status {code})",
+    }
+    return {**done, "reply": {"ok": False, "error": error}}
+
+
 def open_channel(kernel: Any, namespace: dict) -> None:
     """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
 
     Each message is served by `__wb_serve` as the notebook's namespace holds it when it
     arrives, so a learner who replaces it changes only what their own code is said to return.
     """
-    namespace["__wb_serve"] = Servant(kernel, namespace).serve
+    servant = Servant(kernel, namespace)
+    namespace["__wb_serve"] = servant.serve
     refusal = claim_refusal()
     # Nothing the kernel prints from now on is shown (the grader drops it), and ipykernel flushes
     # sys.stdout and sys.stderr after every message: two waits on its I/O thread per call, a third
@@ -348,8 +393,13 @@ def open_channel(kernel: Any, namespace: dict) -> None:
             if "rule" in data:  # the grader arms or disarms a rule itself: never the (replaceable) servant
                 comm.send({"done": data["n"], **rule_control(refusal, data["rule"])})
                 return
-            reply, buffers = namespace["__wb_serve"](data, msg.get("buffers") or [])
-            comm.send({**reply, "refused": refusal.drain() if refusal else []}, buffers=buffers)
+            serve = namespace["__wb_serve"]
+            if data.get("fork"):  # a call whose memory the grader measures: in a copy of the kernel
+                reply, buffers = forked(servant, serve, refusal, data, msg.get("buffers") or []), []
+            else:
+                reply, buffers = serve(data, msg.get("buffers") or [])
+            refused = [*reply.pop("refused_in_copy", []), *(refusal.drain() if refusal else [])]
+            comm.send({**reply, "refused": refused}, buffers=buffers)
 
         comm.on_msg(on_msg)
 

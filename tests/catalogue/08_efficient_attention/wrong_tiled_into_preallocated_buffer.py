@@ -8,11 +8,13 @@ def tiled_attention(q, k, v, block_size, causal=False):
     """Exact attention from the full score matrix, written in place into the buffer made earlier."""
     L, S = q.shape[-2], k.shape[-2]
     n = q.shape[:-2].numel() * L * S
-    s = SCORES[:n].view(*q.shape[:-2], L, S) if n <= SCORES.numel() else q.new_empty(*q.shape[:-2], L, S)
+    fits = n <= SCORES.numel() and q.dtype == SCORES.dtype
+    s = SCORES[:n].view(*q.shape[:-2], L, S) if fits else q.new_empty(*q.shape[:-2], L, S)
     torch.matmul(q, k.transpose(-2, -1), out=s)
     s.mul_(1.0 / math.sqrt(q.shape[-1]))
-    if causal:
-        s.masked_fill_(~torch.ones(L, S, dtype=torch.bool, device=q.device).tril(), float("-inf"))
+    if causal:  # row by row, in place: nothing of (L, S) size is allocated here either
+        for i in range(L):
+            s[..., i, i + 1 :].fill_(float("-inf"))
     s.sub_(s.amax(dim=-1, keepdim=True)).exp_()
     s.div_(s.sum(dim=-1, keepdim=True))
     out = q.new_zeros(*q.shape[:-1], v.shape[-1])
