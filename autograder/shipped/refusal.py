@@ -69,8 +69,10 @@ COMPOSITES = {
     "clip": [
         ("torch.nn.utils.clip_grad", "clip_grad_norm_"),
         ("torch.nn.utils.clip_grad", "clip_grad_norm"),
-        ("torch.nn.utils.clip_grad", "clip_grads_with_norm_"),
-        ("torch.nn.utils.clip_grad", "get_total_norm"),
+        ("torch.nn.utils", "clip_grads_with_norm_"),
+        ("torch.nn.utils", "get_total_norm"),
+        ("torch.nn.utils.clip_grad", "_clip_grads_with_norm_"),
+        ("torch.nn.utils.clip_grad", "_get_total_norm"),
     ],
 }
 
