@@ -411,6 +411,8 @@ BUILTIN_ENTRIES = {
     "wrong_rms_uses_builtin",
     "wrong_tiled_calls_sdpa",
     "wrong_ln_builtin_set_in_another_cell",  # bucket_batches plants it on LayerNorm, which layer_norm reads
+    "wrong_adamw_builtin_stashed_by_schedule_cell",  # lr_schedule fills the dict adamw reads
+    "wrong_clip_builtin_through_a_closure",  # perplexity fills the list clip_grad reads
 }
 
 

@@ -296,11 +296,11 @@ process, run a string, read memory or a namespace: it could undo the refusal or 
 REFUSED = _names(
     """
     torch.ops torch.library torch.overrides torch.compile torch.compiler torch.fx torch.jit torch.package
-    torch.hub torch.load torch.from_file torch.multiprocessing torch.distributed torch.export torch.classes
+    torch.hub torch.load torch.serialization torch.from_file torch.multiprocessing torch.distributed torch.export torch.classes
     torch.onnx torch.utils.cpp_extension torch.utils.benchmark torch.utils.model_zoo torch.utils.collect_env
     torch.utils.bottleneck torch.utils.jit torch.utils.mobile_optimizer torch.utils.bundled_inputs
     torch.cuda.jiterator torch.sym_eval
-    numpy.load numpy.ctypeslib numpy.f2py numpy.distutils numpy.lib.format
+    numpy.load numpy.conftest numpy.ctypeslib numpy.f2py numpy.distutils numpy.lib.format
     numpy.testing.extbuild
     functools.wraps functools.update_wrapper operator.attrgetter operator.methodcaller
     typing.get_type_hints typing.ForwardRef dataclasses.make_dataclass
@@ -310,7 +310,7 @@ REFUSED = _names(
 )
 """Dotted paths an answer may not reach (a path below one is refused too): they compile or run
 strings (torch.jit, torch.fx, torch.utils.benchmark's statements, dataclasses' field names,
-typing's string annotations, string.Formatter's field names), load pickles or native code (torch.load, numpy.load, torch.ops,
+typing's string annotations, string.Formatter's field names), load pickles or native code (torch.load and torch.serialization, numpy.load, torch.ops,
 cpp_extension, ctypeslib), register kernels or modes over the refusal (torch.library,
 torch.overrides), start processes (torch.multiprocessing, torch.distributed), read attributes by
 computed names (attrgetter, methodcaller, wraps/update_wrapper), or reach frames (logging.currentframe)."""

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import importlib
+import importlib.util
 import re
 import sys
 import types
@@ -94,16 +96,26 @@ def _loaded(root: str) -> bool:
 
 @functools.cache
 def is_module(path: str) -> bool:
-    """Whether the dotted path names a module, as this process has them (only ANSWER_MODULES are imported)."""
+    """Whether the dotted path names a module (ANSWER_MODULES and their submodules are imported here to tell)."""
     _loaded(path.split(".")[0])
+    parent, _, name = path.rpartition(".")
+    if path not in sys.modules and hasattr(sys.modules.get(parent), "__path__") and not refused(path):
+        with contextlib.suppress(Exception):  # a submodule of a listed package, not imported yet: what it holds
+            if importlib.util.find_spec(path) is not None:
+                importlib.import_module(path)
     if path in sys.modules:
         return isinstance(sys.modules[path], types.ModuleType)
-    parent, _, name = path.rpartition(".")
     owner = sys.modules.get(parent)
     try:
         return isinstance(owner.__dict__.get(name), types.ModuleType) if owner is not None else False
     except Exception:  # noqa: BLE001 - a module that will not say is no module an answer names
         return False
+
+
+def _off_list(module: str) -> bool:
+    """Whether a module, by its own name, is one no answer may reach (refused, private, or off the list)."""
+    parts = module.split(".")
+    return refused(module) or parts[0] not in ANSWER_MODULES or any(p.startswith("_") for p in parts)
 
 
 def _module_name(path: str) -> str:
@@ -602,7 +614,7 @@ class _Judge:
                 return f"reaches {there}, which no answer may use (it could undo the grader's checks or reach them)"
             state = "module" if excepted else state
             here, i = (_module_name(there) if state == "module" else there), i + 1
-            if not excepted and (state == "module" and refused(here) or here.split(".")[0] not in ANSWER_MODULES):
+            if not excepted and (state == "module" and _off_list(here) or here.split(".")[0] not in ANSWER_MODULES):
                 return f"reaches {there} (the module {here}), which no answer may use"  # torch.os, warnings.sys
         if state == "module":
             return self._module(here, position)
