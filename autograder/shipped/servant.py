@@ -76,7 +76,9 @@ class Encoder(codec.Encoder):
             return {codec.TAG: codec.CALLBACK, codec.IDENT: value._cb[1]}
         return None
 
-    def other(self, value: object) -> dict:
+    def other(self, value: object) -> object:
+        if isinstance(value, tuple) and not isinstance(value, torch.Size):  # a NamedTuple: its items, as a tuple
+            return self.small(tuple(value), 1)
         kind = type(value)
         nearest = next(
             (f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__ if k.__module__.startswith("torch.")), ""
