@@ -24,3 +24,5 @@ def source_notebook(name: str, solutions: Path = SOLUTIONS) -> Path:
 
 SHIPPED = Path(__file__).resolve().parent / "shipped"  # runs in other processes; imports nothing of ours
 CHANNEL_RELAY = SHIPPED / "channel_relay.py"
+LEARNER_HELPERS = {"workbook.py": WORKBOOK, "wb_refusal.py": SHIPPED / "refusal.py"}
+"""The files a notebook imports beside it (notebooks/ and the bundle hold copies; Colab fetches them)."""

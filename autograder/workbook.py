@@ -159,6 +159,24 @@ def _after_cell(result) -> None:
     context.this_cell.clear()
 
 
+_REFUSAL: list[Any] = []  # the learner's own refusal controller, made once per kernel (or None)
+
+
+def _local_refusal() -> Any:
+    """A refusal controller from wb_refusal.py beside this file (a copy of the grader's), or None without it."""
+    if not _REFUSAL:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wb_refusal.py")
+        controller = None
+        if os.path.exists(path):
+            namespace: dict = {}
+            with open(path, encoding="utf-8") as handle:
+                exec(compile(handle.read(), path, "exec"), namespace)  # noqa: S102 - the course's own file
+            controller = namespace["make_controller"]()
+            controller.refused_error = namespace["Refused"]
+        _REFUSAL.append(controller)
+    return _REFUSAL[0]
+
+
 def _watch_cells() -> None:
     try:
         shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821 - defined inside IPython only
@@ -307,19 +325,50 @@ class Check:
         self._record(key, False)
         self._fail(key, f"expected {error.__name__}, but nothing was raised.")
 
-    def forbidden(self, key: str, names: list[str], message: str, cells: list[str] | None = None) -> None:
-        """None of `names` is used by the answer cells `cells` (grade ids; None: any answer cell).
+    def forbidden(
+        self,
+        key: str,
+        names: list[str],
+        message: str,
+        cells: list[str] | None = None,
+        probe: Callable[[], Any] | None = None,
+    ) -> None:
+        """The rule "write it yourself": the built-ins `names` refuse while `probe()` (a call of your code) runs.
 
-        Judged from the answer cells' source by the grader (autograder.checks.forbidden.scan).
+        Graded, the kernel refuses them during every call of the test cell holding the rule, and the
+        answer cells `cells` (grade ids; None: all) are read for ways around it
+        (autograder.checks.forbidden). In a notebook, `probe()` runs with the same refusal, made
+        here from wb_refusal.py beside this file; without that file only grading checks the rule.
         """
         context = _CONTEXT.get()
-        if context.hooks is None:  # in a learner's kernel: the grader checks this when it grades
+        if context.hooks is None:
+            if probe is not None:
+                self._probe_refused(key, names, message, probe)
             return
         context.parts[self.name]["asserts"] += 1
         findings = context.hooks.scanner(names, cells)
         context.forbidden.extend(findings)
         if findings:
             self._fail(key, f"{message} ({findings[0]})")
+        if probe is not None:  # graded: the kernel refuses for the whole cell; a refusal fails the rule there
+            probe()
+
+    def _probe_refused(self, key: str, names: list[str], message: str, probe: Callable[[], Any]) -> None:
+        """Run `probe()` with the learner's own refusal armed; fail with the rule's message if it refused."""
+        refusal = _local_refusal()
+        if refusal is None:
+            return
+        self._record(key, True)
+        refusal.arm(list(names))
+        try:
+            probe()
+        except refusal.refused_error:
+            pass  # judged below; any other error of the probe is the code's own, raised as it is
+        finally:
+            refusal.disarm()
+        refused = list(dict.fromkeys(refusal.drain()))
+        if refused:
+            self._fail(key, f"{message} (your code called {', '.join(refused[:4])}, which the rule refuses)")
 
     def untouched(self, key: str, message: str) -> None:
         """The learner's code changed none of its inputs in place (observed by the grader's calls)."""

@@ -16,7 +16,7 @@ from conftest import NAMES
 
 from autograder import paths
 from autograder.checks import allowlist, forbidden
-from autograder.checks.harness import forbidden_rules
+from autograder.checks.forbidden import stated_rules as forbidden_rules
 from autograder.material import answers
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"

@@ -21,7 +21,6 @@ from autograder.checks.harness import (
     _SecretSeeds,
     compiled,
     definitions,
-    forbidden_rules,
     free_names,
     prelude,
 )
@@ -77,8 +76,9 @@ def test_forbidden_scan_lets_honest_code_through(source):
 
 
 def test_forbidden_rules_read_from_the_test_cell():
-    cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m", cells=["t"])'
-    assert forbidden_rules(cell) == [(["a", "b"], None), (["c"], ["t"])]
+    cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m", cells=["t"], probe=f)'
+    rules = forbidden.stated_rules(cell)
+    assert [(r.names, r.cells, r.message) for r in rules] == [(["a", "b"], None, "msg"), (["c"], ["t"], "m")]
 
 
 def test_every_seed_is_mixed_with_the_secret():

@@ -23,7 +23,7 @@ PROBE = textwrap.dedent(
     import json, sys, warnings, multiprocessing, subprocess
     import torch, torch.nn as nn, torch.nn.functional as F
     warnings.simplefilter("ignore")
-    exec(open(sys.argv[1]).read(), {})
+    exec(open(sys.argv[1]).read(), {"__wb_startup__": True})
     control = sys.modules["_wb_refusal"].claim()
     second = sys.modules.get("_wb_refusal")
     torch.manual_seed(0)

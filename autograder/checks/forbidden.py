@@ -809,3 +809,28 @@ def judge(
         found = [f"answer cell {cell_id!r}, line {line}: {what}" for line, what in sorted(set(judged))]
         (counted if cell_id in scope else elsewhere).extend(found)
     return counted, elsewhere
+
+
+@dataclass(frozen=True)
+class StatedRule:
+    """One `check.forbidden(key, names, message, cells=[...])` of a test cell."""
+
+    names: list[str]
+    cells: list[str] | None
+    message: str
+
+
+def stated_rules(source: str) -> list[StatedRule]:
+    """The rules a test cell states: its `check.forbidden(key, [...], msg, cells=[...])` calls."""
+    rules = []
+    for node in ast.walk(pysource.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
+            with contextlib.suppress(ValueError, IndexError, TypeError, SyntaxError):
+                cells = next((kw.value for kw in node.keywords if kw.arg == "cells"), None)
+                cells = cells if cells is not None else (node.args[3] if len(node.args) > 3 else None)
+                names = [str(n) for n in ast.literal_eval(node.args[1])]
+                message = str(ast.literal_eval(node.args[2])) if len(node.args) > 2 else "a built-in the rule forbids"
+                rules.append(
+                    StatedRule(names, None if cells is None else [str(c) for c in ast.literal_eval(cells)], message)
+                )
+    return rules

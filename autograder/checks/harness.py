@@ -19,7 +19,6 @@ import io
 import random
 import sys
 import types
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -266,7 +265,7 @@ class Harness:
         verdicts = {}
         for cell in self.source.cells:
             if answers.is_test(cell):
-                rules = forbidden_rules(cell.source)
+                rules = forbidden.stated_rules(cell.source)
                 verdict = self.run_ruled(cell, rules) if rules else self.run_test(cell)
                 if rules:  # judged whatever the cell did before reaching its rule
                     judged = [forbidden.judge(self.sources, rule.names, rule.cells, self.given) for rule in rules]
@@ -278,7 +277,7 @@ class Harness:
                 verdicts[answers.nbgrader_id(cell)] = verdict
         return verdicts
 
-    def run_ruled(self, cell, rules: list[Rule]) -> TrustedVerdict:
+    def run_ruled(self, cell, rules: list[forbidden.StatedRule]) -> TrustedVerdict:
         """A test cell whose rule forbids built-ins: run while the kernel refuses them (autograder/shipped/refusal.py).
 
         Whatever route the learner's code takes to a refused built-in (a stash on an object, another
@@ -308,29 +307,6 @@ class Harness:
             )
             verdict.flags.append(f"refused {called} in test {answers.nbgrader_id(cell)}")
         return verdict
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One `check.forbidden(key, names, message, cells=[...])` of a test cell."""
-
-    names: list[str]
-    cells: list[str] | None
-    message: str
-
-
-def forbidden_rules(source: str) -> list[Rule]:
-    """The rules a test cell states: its `check.forbidden(key, [...], msg, cells=[...])` calls."""
-    rules = []
-    for node in ast.walk(pysource.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forbidden":
-            with contextlib.suppress(ValueError, IndexError, TypeError, SyntaxError):
-                cells = next((kw.value for kw in node.keywords if kw.arg == "cells"), None)
-                cells = cells if cells is not None else (node.args[3] if len(node.args) > 3 else None)
-                names = [str(n) for n in ast.literal_eval(node.args[1])]
-                message = str(ast.literal_eval(node.args[2])) if len(node.args) > 2 else "a built-in the rule forbids"
-                rules.append(Rule(names, None if cells is None else [str(c) for c in ast.literal_eval(cells)], message))
-    return rules
 
 
 def definitions(tree: ast.Module) -> ast.Module:

@@ -23,6 +23,7 @@ try:  # the table the notebook's own self_check() prints; in the student bundle 
 except ImportError:  # pragma: no cover - the bundle (run even as python -I, which leaves this folder off sys.path)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workbook import render_table  # type: ignore[import-not-found,no-redef]  # the bundle's copy
+from autograder.checks import forbidden  # the grader's answer scan (the bundle carries its three files)
 
 CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
 
@@ -74,9 +75,29 @@ def parts(nb) -> list[tuple[str, str, str, float | None]]:
             if not CALLS_CHECK.search(cell.source):
                 rows.append((meta.get("grade_id", "?"), "hidden", "checked by hidden tests when graded", points))
                 continue
-            error = _error(cell)
+            error = _error(cell) or rule_finding(nb, cell)
             rows.append((meta.get("grade_id", "?"), "failed" if error else "passed", error, points))
     return rows
+
+
+def rule_finding(nb, cell) -> str:
+    """The first way around its rule the grader's scan finds in the answer cells the rule covers, or ''.
+
+    A test cell stating a rule (`check.forbidden(...)`) is judged as grading judges it: the refusal
+    ran in the notebook (workbook.Check.forbidden), and the answers' source is read here.
+    """
+    rules = forbidden.stated_rules(cell.source)
+    if not rules:
+        return ""
+    sources = {
+        _nbgrader(c)["grade_id"]: c.source for c in nb.cells if _nbgrader(c).get("solution") and c.cell_type == "code"
+    }
+    given = [c.source for c in nb.cells if c.cell_type == "code" and not _nbgrader(c).get("solution")]
+    for rule in rules:
+        counted = forbidden.scan(sources, rule.names, rule.cells, given)
+        if counted:
+            return f"{rule.message} ({counted[0]})"
+    return ""
 
 
 def stopped_at(nb) -> str:

@@ -40,7 +40,8 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)
             written.append(target)
-    shutil.copyfile(paths.WORKBOOK, out_dir / "workbook.py")
+    for name, helper in paths.LEARNER_HELPERS.items():  # what the notebooks import beside them (and Colab fetches)
+        shutil.copyfile(helper, out_dir / name)
     return written
 
 
@@ -65,6 +66,12 @@ KIT = {
     "README.md": paths.ROOT / "autograder" / "kit" / "README.md",
     "requirements.txt": paths.ROOT / "requirements-learner.txt",
     "self_check.py": paths.ROOT / "autograder" / "checks" / "selfcheck.py",
+    # the answer scan self_check.py runs, as the grader does (autograder.checks.forbidden and what it reads)
+    "autograder/__init__.py": paths.ROOT / "autograder" / "kit" / "scan_package.py",
+    "autograder/checks/__init__.py": paths.ROOT / "autograder" / "kit" / "scan_package.py",
+    "autograder/checks/forbidden.py": paths.ROOT / "autograder" / "checks" / "forbidden.py",
+    "autograder/checks/allowlist.py": paths.ROOT / "autograder" / "checks" / "allowlist.py",
+    "autograder/checks/pysource.py": paths.ROOT / "autograder" / "checks" / "pysource.py",
 }
 
 
@@ -72,7 +79,8 @@ def write_bundle(notebook_dir: Path, bundle: Path) -> Path:
     """Zip the student notebooks, the helper module and the learner's kit (nothing else) for distribution."""
     bundle.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb")) + [notebook_dir / "workbook.py"]:
+        helpers = [notebook_dir / name for name in paths.LEARNER_HELPERS]
+        for path in sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb")) + helpers:
             zf.write(path, f"attention-workbook/{path.name}")
         for name, path in KIT.items():
             zf.write(path, f"attention-workbook/{name}")

@@ -36,7 +36,10 @@ def kernel_args() -> tuple[str, ...]:
     refusal.py, each run before any cell in a namespace of its own (hex, so that no quoting of the command
     line touches it)."""
     runs = [(paths.SHIPPED / f"{name}.py").read_text().encode().hex() for name in STARTUP]
-    return ("--IPKernelApp.exec_lines=" + "; ".join(f"exec(bytes.fromhex('{code}').decode(), {{}})" for code in runs),)
+    flag = "{'__wb_startup__': True}"
+    return (
+        "--IPKernelApp.exec_lines=" + "; ".join(f"exec(bytes.fromhex('{code}').decode(), {flag})" for code in runs),
+    )
 
 
 STARTUP = ("inert", "refusal")

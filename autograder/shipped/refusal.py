@@ -21,6 +21,10 @@ claiming removes it, so a second claim (a learner's, or a planted fake's) finds 
 code cannot name any of it without a private name, `sys.modules`, `gc` or a closure, which the
 answer scan (autograder.checks.forbidden) reports. The kernel runs this file with `exec` in a
 namespace of its own (autograder.kernel.reference.kernel_args): it leaves no name in the learner's.
+
+Learners get the same file as wb_refusal.py beside workbook.py (release copies it): there
+workbook.Check.forbidden makes a controller of its own, so that a notebook's visible test refuses
+the built-ins as grading will, in JupyterLab, Colab and self_check.py alike.
 """
 
 import re
@@ -225,4 +229,5 @@ def publish():
     sys.modules["_wb_refusal"] = module
 
 
-publish()
+if globals().get("__wb_startup__"):  # the grader's kernel start (reference.kernel_args); a learner's own copy
+    publish()  # (wb_refusal.py beside workbook.py, for the notebook's own checks) publishes nothing
