@@ -17,6 +17,8 @@ def test_catalogue_entry(graded_catalogue, name, path):
     if entry_kind(path) == "right":
         failed = [(t.name, t.message) for t in result.tests if t.status != "passed"]
         assert result.score == result.auto_max, f"{path.name} lost points (submission {result.student_id}): {failed}"
+        forbidden = [f for f in result.flags if f.startswith("forbidden")]
+        assert forbidden == [], f"an honest answer is flagged to the instructor ({result.student_id}): {forbidden}"
         return
     reach = entry_tests(name, pack)  # per entry of the submission, the tests that may read a cell it answers
     lost = [t for t in result.tests if t.score < t.max_score and not t.manual]  # written answers wait for a person

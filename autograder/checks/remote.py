@@ -265,7 +265,8 @@ class KernelLink:
         self.channels.client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         self.channels.execute(servant_cell())
         self.comm_id = uuid.uuid4().hex
-        self.channels.send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": {}})
+        opened = {"reply_bytes": self.budget.limits.reply_bytes}  # a larger reply the servant refuses to send
+        self.channels.send("comm_open", {"comm_id": self.comm_id, "target_name": "wb_servant", "data": opened})
 
     def _wait_done(self, n: int, limit: float) -> tuple[dict, list]:
         """The servant's reply to request n on iopub, answering its callbacks on stdin meanwhile."""

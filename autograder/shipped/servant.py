@@ -24,6 +24,7 @@ from . import codec
 
 CALL_BACK_SECONDS = 120  # how long the learner's code waits for the grader to answer a call back
 NO_LIMIT = 2**62  # the grader's own requests: well-formed, and bounded by the grader
+REPLY_BYTES = 32 * 2**20  # the arrays one reply may bring, unless the grader says otherwise when it opens the channel
 
 
 class Callback:
@@ -373,6 +374,16 @@ def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list
     return {**done, "reply": {"ok": False, "error": error}}
 
 
+def too_large(n: int, size: int, cap: int) -> dict:
+    """The reply sent instead of one whose arrays are over the grader's cap: that call fails, and says why."""
+    message = f"the reply was larger than {cap // 2**20} MiB ({size / 2**20:.1f} MiB of arrays)"
+    return {
+        "done": n,
+        "arrays": {},
+        "reply": {"ok": False, "error": {"type": "ValueError", "builtin": "ValueError", "message": message}},
+    }
+
+
 def open_channel(kernel: Any, namespace: dict) -> None:
     """Answer the grader's requests as comm messages: no cell to run, no history, no hooks (fast).
 
@@ -387,8 +398,10 @@ def open_channel(kernel: Any, namespace: dict) -> None:
     # of a call's time. Streams that keep nothing make those flushes free.
     sys.stdout = sys.stderr = Discard()
 
-    def on_open(comm, _msg):
+    def on_open(comm, msg):
         _quiet_status(kernel, comm.comm_id)
+        opened = msg.get("content", {}).get("data", {})
+        cap = int(opened.get("reply_bytes", REPLY_BYTES)) if isinstance(opened, dict) else REPLY_BYTES
 
         def on_msg(msg):
             data = msg["content"]["data"]
@@ -401,6 +414,9 @@ def open_channel(kernel: Any, namespace: dict) -> None:
             else:
                 reply, buffers = serve(data, msg.get("buffers") or [])
             refused = [*reply.pop("refused_in_copy", []), *(refusal.drain() if refusal else [])]
+            size = sum(len(memoryview(b)) for b in buffers)
+            if size > cap:  # the grader would drop it unread and wait out the call: say so at once instead
+                reply, buffers = too_large(data["n"], size, cap), []
             comm.send({**reply, "refused": refused}, buffers=buffers)
 
         comm.on_msg(on_msg)

@@ -1,5 +1,5 @@
 """LayerNorm that calls F.layer_norm: correct numbers, but the built-in is forbidden there."""
-# expect: forbidden
+# expect: which the rule refuses
 # %% patch layer_norm
 # -         mean = x.mean(dim=dims, keepdim=True)
 # -         var = (x - mean).pow(2).mean(dim=dims, keepdim=True)  # biased: divide by D
