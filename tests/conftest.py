@@ -54,7 +54,13 @@ def pytest_runtest_setup(item) -> None:
 # Under pytest-xdist a scope runs in one worker, in order: a module (its fixtures built once), a
 # notebook (nbval's cells share one kernel), and the modules that read the session's grading batch,
 # together, so that the batch is graded once. A test elsewhere that reads it fails collection.
-BATCH_MODULES = ("tests/test_bad_input.py", "tests/test_catalogue.py", "tests/test_colab.py", "tests/test_samples.py")
+BATCH_MODULES = (
+    "tests/test_bad_input.py",
+    "tests/test_catalogue.py",
+    "tests/test_colab.py",
+    "tests/test_samples.py",
+    "tests/test_hidden_leak.py",
+)
 
 
 def xdist_scope(nodeid: str) -> str:

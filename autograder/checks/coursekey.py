@@ -86,10 +86,21 @@ def fingerprint(key: bytes) -> str:
     return hmac.new(key, b"attention-workbook key fingerprint", hashlib.sha256).hexdigest()[:16]
 
 
-def derive_seed(key: bytes, student: str, notebook: str, test: str, value: object) -> int:
-    """A 32-bit seed: HMAC-SHA256(key, [student id, notebook, test grade_id, the seed the cell asked for])."""
-    message = json.dumps([student, notebook, test, repr(value)], ensure_ascii=True).encode()
+def derive_seed(key: bytes, student: str, notebook: str, test: str, value: object, answers: str = "") -> int:
+    """A 32-bit seed: HMAC-SHA256(key, [student id, notebook, test grade_id, the seed the cell asked for, answers]).
+
+    answers: the digest of the submission's answer cells (answers_digest): change any answer and every
+    hidden input changes, so inputs read from one submission are no use for the next; the same
+    submission (a regrade, replay) draws the same ones.
+    """
+    message = json.dumps([student, notebook, test, repr(value), answers], ensure_ascii=True).encode()
     return int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:4], "little")
+
+
+def answers_digest(sources: dict[str, str]) -> str:
+    """SHA-256 of the answer cells' sources, by grade id (whitespace at the ends of a cell ignored)."""
+    canonical = json.dumps(sorted((str(k), str(v).strip()) for k, v in sources.items()), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def claim(results: Path, key: bytes) -> None:

@@ -796,7 +796,9 @@ def judge(
     kernel's refusal or to the grader are (private and frame access, computed names, modules
     off the list, eval and its kin). given: the notebook's other code cells' sources.
     """
-    counted, elsewhere, parsed = [], [], {}
+    counted: list[str] = []
+    elsewhere: list[str] = []
+    parsed: dict[str, _Cell] = {}
     for cell_id, source in sources.items():
         try:
             parsed[cell_id] = _answer_cell(cell_id, source)

@@ -17,6 +17,7 @@ import contextlib
 import functools
 import io
 import random
+import re
 import sys
 import types
 
@@ -129,6 +130,28 @@ def _message(exc: BaseException) -> str:
     return (text if ":" in text[:40] else f"{type(exc).__name__}: {text}")[:600]
 
 
+_TOLD_BY_THE_GRADER = re.compile(
+    r"\w{1,40}: (the reply was larger than \d+ MiB \(\d+\.\d MiB of arrays\)"
+    r"|the call failed in the grader's copy of the kernel \(status -?\d+\)"
+    r"|\w{1,80} is refused while this check runs: the notebook's rule asks you to write it yourself)"
+)
+
+
+def _hidden_message(exc: BaseException) -> str:
+    """What a learner's own exception on a hidden input may say: its type, never its text.
+
+    The text is the learner's (`raise ValueError(f"{q}")` would print the hidden input into the
+    feedback); only the messages the grader's side writes itself (a reply over the cap, a refusal)
+    are shown whole.
+    """
+    text = str(exc)
+    if _TOLD_BY_THE_GRADER.fullmatch(text):
+        return text
+    kind = re.match(r"\w{1,40}", text)
+    name = kind.group(0) if kind else type(exc).__name__
+    return f"{name} raised by your code on a hidden test's input (its message is not shown: it could hold the input)"
+
+
 def _no_memory_budget(fn, budget: int) -> bool:
     """Where the worker gave the link no way to measure the kernel's memory: the check cannot pass."""
     raise RemoteError("the grader cannot measure the kernel's memory here, so this check cannot be judged")
@@ -153,6 +176,7 @@ class Harness:
         self.base = prelude(source_nb)
         self.learner_names = set().union(*(defined_names(c.source) for c in source_nb.cells if answers.is_answer(c)))
         self.sources = submitted_answers
+        self.digest = coursekey.answers_digest(submitted_answers)  # hidden inputs change with any answer
         self.given = [c.source for c in source_nb.cells if c.cell_type == "code" and not answers.is_answer(c)]
         self._globals: dict[str, object] = {}
         self.authoring: list[str] = []
@@ -211,7 +235,7 @@ class Harness:
         """Execute one test cell (hidden checks included) here; pass iff it asserted and raised nothing."""
         test = answers.nbgrader_id(cell)
         segments, names, definitions = compiled(cell.source, test)
-        seed = functools.partial(coursekey.derive_seed, self.secret, *self.learner, test)
+        seed = functools.partial(coursekey.derive_seed, self.secret, *self.learner, test, answers=self.digest)
         self.base[_SEED_FN] = seed  # helpers of any cell see it too
         ns = dict(self.base)
         context = trusted_workbook.CheckContext(self._hooks())  # this test cell's checks, and only its
@@ -231,7 +255,9 @@ class Harness:
                     finally:
                         checks[part] += max(0, context.assert_count() - before)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure fails this test only
-            return TrustedVerdict(False, _message(exc), context.found_forbidden(), checks, part)
+            hidden = part == "hidden" and getattr(exc, "wb_learner", False)
+            message = _hidden_message(exc) if hidden else _message(exc)
+            return TrustedVerdict(False, message, context.found_forbidden(), checks, part)
         finally:
             self._keep_definitions(definitions, test)
         if not context.asserted():
@@ -296,9 +322,16 @@ class Harness:
                 if state == "armed":
                     self.link.rule(None)
         refused = list(dict.fromkeys(self.link.refused[start:]))
-        if state != "armed":
-            verdict.passed, verdict.message = False, f"{rules[0].message} (the grader could not hold the rule: {state})"
-            verdict.flags.append(f"rule refusal not held in the kernel ({state}) in test {answers.nbgrader_id(cell)}")
+        if state != "armed":  # a dead kernel fails the cell anyway, with its own reason; anything else is flagged
+            if verdict.passed:
+                verdict.passed, verdict.message = (
+                    False,
+                    f"{rules[0].message} (the grader could not hold the rule: {state})",
+                )
+            if not state.startswith("no answer"):
+                verdict.flags.append(
+                    f"rule refusal not held in the kernel ({state}) in test {answers.nbgrader_id(cell)}"
+                )
         elif refused:
             called = ", ".join(refused[:4])
             verdict.passed = False

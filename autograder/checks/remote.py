@@ -45,9 +45,11 @@ def remote_exception(error: dict) -> BaseException:
         kind = RuntimeError
     message = f"{error.get('type', 'Exception')}: {error.get('message', '')}"[:2000]
     try:
-        return kind(message)
+        exc = kind(message)
     except TypeError:
-        return RuntimeError(message)
+        exc = RuntimeError(message)
+    exc.wb_learner = True  # raised by the learner's code: its text is theirs
+    return exc
 
 
 class CallClock:
@@ -318,6 +320,8 @@ class KernelLink:
         """
         if self.desk.serving:
             raise RemoteError("a rule cannot be armed from a check's own object")
+        if getattr(self, "comm_id", None) is None:
+            raise RemoteError("the servant never started in the kernel")
         self.count += 1
         n = self.count
         self.channels.send("comm_msg", {"comm_id": self.comm_id, "data": {"n": n, "rule": names}})
