@@ -17,6 +17,7 @@ from autograder.checks.coursekey import answers_digest, derive_seed
 from autograder.checks.harness import _hidden_message
 from autograder.checks.remote import remote_exception
 
+VALUES = re.compile(r"LEAKED q=\[")  # the message with values (the answer's own source says q={...})
 ENTRY = (
     Path(__file__).resolve().parent
     / "catalogue"
