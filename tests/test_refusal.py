@@ -44,9 +44,20 @@ PROBE = textwrap.dedent(
         from torch.nn.attention.flex_attention import flex_attention
         return flex_attention(q[None], q[None], q[None])
 
+    def flex_hop():
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention_hop
+        t = q[None].detach()
+        blocks = create_block_mask(lambda b, h, i, j: i >= j, 1, None, 3, 3, device="cpu").as_tuple()
+        return flex_attention_hop(t, t, t, lambda s, b, h, i, j: s, blocks, 0.5, {})
+
     def quantizable():
         from torch.ao.nn.quantizable import MultiheadAttention
         return MultiheadAttention(8, 2, batch_first=True)(q, q, q)
+
+    def nested_layer_norm():
+        with torch.inference_mode():
+            nt = torch.nested.as_nested_tensor([x.reshape(-1, 8)])
+            return torch.native_layer_norm(nt, [8], torch.ones(8), torch.zeros(8), 1e-5)
 
     def inference():
         with torch.inference_mode():
@@ -90,6 +101,7 @@ PROBE = textwrap.dedent(
             "nn.TransformerEncoderLayer": lambda: layer(q),
             "nn.TransformerEncoderLayer, grad": lambda: layer.train()(q.clone().requires_grad_()),
             "flex_attention": flex,
+            "flex_attention_hop (red team)": flex_hop,
             "quantizable MultiheadAttention": quantizable,
         },
         "layer_norm": {
@@ -101,11 +113,14 @@ PROBE = textwrap.dedent(
             "F.group_norm": lambda: F.group_norm(x, 2),
             "F.batch_norm": lambda: F.batch_norm(x, None, None, training=True),
             "F.instance_norm": lambda: F.instance_norm(x[None]),
+            "vmap(F.layer_norm) (red team)": lambda: torch.vmap(lambda r: F.layer_norm(r, (8,)))(x),
+            "nested tensor, inference mode (red team)": nested_layer_norm,
         },
         "rms_norm": {
             "F.rms_norm": lambda: F.rms_norm(x, (8,)),
             "nn.RMSNorm": lambda: nn.RMSNorm(8)(x),
             "torch.rms_norm": lambda: torch.rms_norm(x, (8,)),
+            "vmap(F.rms_norm) (red team)": lambda: torch.vmap(lambda r: F.rms_norm(r, (8,)))(x),
         },
         "adam": {
             "torch.optim.AdamW": lambda: adamw(),

@@ -50,6 +50,7 @@ COMPOSITES = {
         ("torch.nn.modules.activation", "MultiheadAttention.forward"),
         ("torch.ao.nn.quantizable.modules.activation", "MultiheadAttention.forward"),
         ("torch.nn.attention.flex_attention", "flex_attention"),
+        ("torch.nn.attention.flex_attention", "flex_attention_hop"),  # the higher-order op it calls
     ],
     "layer_norm": [],
     "rms_norm": [],
@@ -112,7 +113,11 @@ FAMILY_OF = {
     "get_total_norm": "clip",
 }
 
-KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU")
+KEYS = (
+    "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU",
+    "FuncTorchBatched", "NestedTensorCPU", "NestedTensorCUDA", "AutogradNestedTensor", "SparseCPU", "SparseCUDA",
+    "QuantizedCPU", "QuantizedCUDA",
+)  # fmt: skip
 """The dispatch keys a refusing kernel is registered under: whichever one an operator runs under first."""
 
 
@@ -204,7 +209,9 @@ def _guard(module_name, path, family, armed, refuse):
         return original(*args, **kwargs)
 
     for field in ("__name__", "__qualname__", "__doc__", "__module__"):
-        setattr(guarded, field, getattr(original, field, None))
+        value = getattr(original, field, None)
+        if isinstance(value, str):  # (a higher-order operator's are not all strings)
+            setattr(guarded, field, value)
     setattr(owner, attr, guarded)
     if not parents:  # the same function under other names (torch.nn.utils.clip_grad_norm_, torch.optim._functional)
         for other in list(sys.modules.values()):
