@@ -102,6 +102,10 @@ PROBE = textwrap.dedent(
             "nn.TransformerEncoderLayer, grad": lambda: layer.train()(q.clone().requires_grad_()),
             "flex_attention": flex,
             "flex_attention_hop (red team)": flex_hop,
+            "vmap(F.scaled_dot_product_attention) (red team)": lambda: torch.vmap(
+                lambda t: F.scaled_dot_product_attention(t, t, t))(q[None].expand(2, 2, 3, 8)),
+            "torch.func.vmap of the math op (red team)": lambda: torch.func.vmap(
+                lambda t: torch.ops.aten._scaled_dot_product_attention_math(t, t, t))(q[None].expand(2, 2, 3, 8)),
             "quantizable MultiheadAttention": quantizable,
         },
         "layer_norm": {
