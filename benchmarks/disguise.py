@@ -139,7 +139,29 @@ def extract_helpers(code: str, rng: random.Random) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-TRANSFORMS = {"rename": rename, "reorder": reorder, "comments": comment, "helpers": extract_helpers}
+def _dead_statements(rng: random.Random) -> list[ast.stmt]:
+    """Statements that change nothing: unused locals, an `if False:` branch, a no-op check."""
+    choices = [
+        "_unused = None",
+        f"_scratch_{rng.randint(0, 99)} = [0] * {rng.randint(2, 9)}",
+        "if False:\n    print('debug')",
+        "assert True, 'sanity'",
+        f"_count = len(range({rng.randint(1, 5)}))",
+    ]
+    return ast.parse(rng.choice(choices)).body
+
+
+def dead_code(code: str, rng: random.Random) -> str:
+    """Statements that do nothing put into every function body and between the cell's definitions."""
+    tree = ast.parse(code)
+    for fn in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        at = rng.randint(1 if ast.get_docstring(fn) else 0, max(len(fn.body) - 1, 0))
+        fn.body[at:at] = _dead_statements(rng)
+    tree.body.append(ast.parse(f"_VERSION = {rng.randint(1, 9)}").body[0])
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+TRANSFORMS = {"rename": rename, "reorder": reorder, "comments": comment, "helpers": extract_helpers, "dead": dead_code}
 VARIANTS = [
     ("rename",),
     ("reorder",),
@@ -151,8 +173,12 @@ VARIANTS = [
     ("reorder", "helpers", "comments"),
     ("rename", "reorder", "comments"),
     ("rename", "reorder", "helpers", "comments"),
+    ("dead",),
+    ("rename", "dead", "comments"),
+    ("rename", "reorder", "dead", "comments"),
+    ("rename", "reorder", "helpers", "dead", "comments"),
 ]
-"""Ten disguises: each transform alone, then combined (comments last: ast.unparse would drop them)."""
+"""Fourteen disguises: each transform alone, then combined (comments last: ast.unparse would drop them)."""
 
 
 def disguise(code: str, steps: tuple[str, ...], seed: int) -> str:

@@ -1,16 +1,18 @@
 """What the similarity report finds, measured on the project's own answers, per notebook.
 
-    python benchmarks/similarity.py [--threshold X] [--min-tokens N] [--learners 40]
+    python benchmarks/similarity.py [--threshold X] [--learners 40] [--verbose]
 
-- detection: ten disguised copies of the reference answers per notebook (benchmarks/disguise.py:
-  renamed locals, reordered statements, new comments, extracted helpers, and combinations),
-  each compared with the reference as a submission would be: flagged or not.
-- false positives: every pair of independent correct answers of the same cell (the reference
-  and the catalogue's right_* entries, tests/catalogue/NN/right_*.py, and the sample
-  submissions' cells that differ from the reference), compared as a notebook holding that one
-  cell: the share of pairs flagged.
-- cost: a class of --learners submissions of every notebook (disguised copies, so every
-  pair is compared in full), all pairs plus the reference, timed.
+- detection: fourteen disguised copies of the reference answers per notebook
+  (benchmarks/disguise.py: renamed locals, reordered statements, new comments, dead code,
+  extracted helpers, and combinations), each compared with the reference as a submission
+  would be: flagged or not.
+- independent notebooks: every tests/catalogue/NN/right_independent_learner.py (a whole
+  notebook written from the student version alone) against the reference, as the report does.
+- independent cells: every pair of independent correct answers of the same cell (the
+  reference, the catalogue's right_* entries and the sample submissions' cells that differ
+  from the reference), each compared as a notebook holding that one cell: flagged, and of
+  those how many are marked short.
+- cost: a class of --learners submissions of every notebook, all pairs plus the reference, timed.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import nbformat  # noqa: E402
 
 from autograder import paths  # noqa: E402
 from autograder.material import answers  # noqa: E402
-from autograder.run import similarity  # noqa: E402
+from autograder.run import codeshape, similarity  # noqa: E402
 from benchmarks.disguise import VARIANTS, disguise  # noqa: E402
 
 CATALOGUE = ROOT / "tests" / "catalogue"
@@ -51,33 +53,44 @@ def independent_answers(notebook: str) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
-def detection(notebook: str, threshold: float) -> tuple[int, list[float]]:
-    """How many of the ten disguised copies of the reference are flagged, and their scores."""
-    ref = similarity.reference_doc(notebook)
+def detection(notebook: str, threshold: float) -> list[float]:
+    """The scores of the disguised copies of the reference."""
     stubs = similarity.boilerplate(notebook)
-    ref = similarity.fingerprint(ref, stubs)
-    scores, hits = [], 0
+    ref = similarity.fingerprint(similarity.reference_doc(notebook), stubs)
+    scores = []
     for i, steps in enumerate(VARIANTS):
         cells = {c: disguise(code, steps, seed=i) for c, code in ref.cells.items()}
         pair = similarity.compare(ref, similarity.fingerprint(similarity.Doc("run:copy", notebook, cells), stubs))
-        scores.append(round(float(pair.score), 2))
-        hits += pair.flagged_at >= threshold
-    return hits, scores
+        scores.append(round(float(pair.score), 3))
+    return scores
 
 
-def false_positives(notebook: str, threshold: float) -> tuple[int, int, list[str]]:
-    """Pairs of independent correct answers of one cell flagged, out of all such pairs."""
+def independent_notebook(notebook: str) -> float | None:
+    """The score of the whole-notebook independent answer against the reference (None: there is none)."""
+    path = CATALOGUE / notebook / "right_independent_learner.py"
+    if not path.exists():
+        return None
     stubs = similarity.boilerplate(notebook)
-    flagged, total, which = 0, 0, []
+    ref = similarity.fingerprint(similarity.reference_doc(notebook), stubs)
+    own = similarity.fingerprint(similarity.Doc("run:own", notebook, answers.load_answer_file(path)), stubs)
+    return round(similarity.compare(ref, own).score, 3)
+
+
+def false_positives(notebook: str, threshold: float) -> tuple[int, int, int, list[str]]:
+    """Pairs of independent correct answers of one cell flagged (and of those, short), out of all such pairs."""
+    stubs = similarity.boilerplate(notebook)
+    short_below = int(similarity.SHORT * similarity.own_code(similarity.fingerprint(
+        similarity.reference_doc(notebook), stubs)))  # fmt: skip
+    flagged, short, total, which = 0, 0, 0, []
     for cell, authored in independent_answers(notebook).items():
         docs = [similarity.fingerprint(similarity.Doc(a, notebook, {cell: code}), stubs) for a, code in authored]
         for a, b in itertools.combinations(docs, 2):
             total += 1
-            pair = similarity.compare(a, b)
+            pair = similarity.compare(a, b, short_below)
             if pair.flagged_at >= threshold:
-                flagged += 1
-                which.append(f"{cell}: {a.owner}~{b.owner} {pair.score:.2f}")
-    return flagged, total, which
+                flagged, short = flagged + 1, short + pair.short
+                which.append(f"{cell}: {a.owner}~{b.owner} {pair.score:.2f}{' short' if pair.short else ''}")
+    return flagged, short, total, which
 
 
 def cost(learners: int) -> tuple[float, int]:
@@ -97,25 +110,34 @@ def cost(learners: int) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threshold", type=float, default=similarity.THRESHOLD)
-    parser.add_argument("--min-tokens", type=int, default=similarity.MIN_TOKENS)
     parser.add_argument("--learners", type=int, default=40)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    similarity.MIN_TOKENS = args.min_tokens
-    print(f"threshold {args.threshold}, min tokens {args.min_tokens} (copydetect k={similarity.NOISE})")
-    print(f"{'notebook':<34} {'detected':>9} {'false pos.':>11}  disguised copies' scores")
-    all_hits = all_fp = all_pairs = 0
+    t = args.threshold
+    print(
+        f"threshold {t}, subtrees of {codeshape.MIN_NODES}+ nodes, short below {similarity.SHORT:.0%} of the reference"
+    )
+    print(f"{'notebook':<34} {'copies':>8} {'min':>6} {'own nb':>7} {'cell pairs flagged (short)':>27}")
+    hits = copies = fp = fp_short = cell_pairs = own_flagged = own_total = 0
     for notebook in paths.notebook_names():
-        hits, scores = detection(notebook, args.threshold)
-        fp, pairs, which = false_positives(notebook, args.threshold)
-        all_hits, all_fp, all_pairs = all_hits + hits, all_fp + fp, all_pairs + pairs
-        print(f"{notebook:<34} {hits:>6}/10 {fp:>5}/{pairs:<5}  {scores}")
+        scores = detection(notebook, t)
+        own = independent_notebook(notebook)
+        f, sh, n, which = false_positives(notebook, t)
+        hits, copies = hits + sum(s >= t for s in scores), copies + len(scores)
+        fp, fp_short, cell_pairs = fp + f, fp_short + sh, cell_pairs + n
+        own_total, own_flagged = own_total + (own is not None), own_flagged + (own is not None and own >= t)
+        own_text = "-" if own is None else f"{own:.3f}"
+        hit = sum(s >= t for s in scores)
+        print(f"{notebook:<34} {hit:>4}/{len(scores):<3} {min(scores):>6.3f} {own_text:>7} {f:>10}/{n} ({sh})")
         for line in which if args.verbose else []:
-            print(f"    false positive: {line}")
-    n = len(paths.notebook_names())
-    print(f"{'all':<34} {all_hits:>5}/{10 * n} {all_fp:>5}/{all_pairs:<5}")
+            print(f"    independent pair flagged: {line}")
+    print(f"detection: {hits}/{copies} disguised copies flagged ({hits / copies:.1%})")
+    print(f"false positives: {own_flagged}/{own_total} independent whole notebooks flagged; "
+          f"{fp}/{cell_pairs} independent cell pairs ({fp / max(cell_pairs, 1):.1%}), {fp_short} of them marked short")  # fmt: skip
     seconds, compared = cost(args.learners)
-    print(f"cost: {args.learners} learners x {n} notebooks, {compared} pairs compared in {seconds:.1f} s")
+    print(
+        f"cost: {args.learners} learners x {len(paths.notebook_names())} notebooks, {compared} pairs in {seconds:.1f} s"
+    )
 
 
 if __name__ == "__main__":

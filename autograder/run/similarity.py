@@ -5,17 +5,19 @@
 Every graded submission's answer cells (RESULTS/.state) are compared, per answer cell and
 per notebook, with the course's reference answers (solutions/), with every other submission
 of the run and with the submissions of an optional folder of earlier years
-(`DIR/<student>/<NN_topic>.ipynb`). The comparison is copydetect's (winnowing, the MOSS
-algorithm, over code tokenized by Pygments): identifiers, function and class names become
-one placeholder each and comments and whitespace are dropped, so renaming and reformatting
-change nothing, and fingerprints are k-grams of tokens, so reordered statements and code
-moved into helpers still match where their runs of tokens do. The student version's own
-cells (signatures, the stub) are boilerplate: they never count.
+(`DIR/<student>/<NN_topic>.ipynb`). Code is compared by the shapes of its syntax trees
+(autograder/run/codeshape.py): every name a learner chooses or the contract dictates becomes
+one placeholder, docstrings, comments, annotations and layout are gone, and two answers share
+a subtree of MIN_NODES nodes or more wherever it sits, so renaming, reformatting, reordered
+statements, dead code and code moved into helpers change little. The student version's own
+code (signatures, given lines) is the contract's: it never counts.
 
-A pair's notebook score is the share of the smaller side's fingerprinted code found in the
-other (copied tokens over tokens, summed over the cells both answered); a pair is listed
-when it reaches the threshold and the shared code is long enough to mean something
-(MIN_TOKENS), since two short correct answers to a tightly specified function look alike.
+A pair's notebook score is the share of the smaller side's own code found in the other
+(syntax nodes, summed over the cells both answered). A pair at or over the threshold is listed
+and flagged whatever its size; one whose shared cells hold less than SHORT of the reference's
+own code is marked "short", since two short correct answers to a tightly specified function
+converge. The threshold is calibrated by benchmarks/similarity.py on disguised copies and on
+independent correct answers.
 Writes RESULTS/similarity.html (ranked pairs, side by side, shared code highlighted),
 RESULTS/similarity.csv, and a `similarity` entry per submission in results.json. All of
 it is for the instructor: none of it reaches a learner's feedback. A high score is a
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import io
 import itertools
 import json
 import sys
@@ -35,20 +36,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-import numpy as np
 
 from autograder import paths
 from autograder.material import answers
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
+from autograder.run import codeshape
 from autograder.run.report import csv_text
 
-NOISE = 20  # copydetect noise threshold: the shortest run of filtered characters that counts (measured)
-GUARANTEE = 25  # every shared run this long is found (window = GUARANTEE - NOISE + 1)
-THRESHOLD = 0.6  # default notebook score from which a pair is listed and its submissions flagged
-MIN_TOKENS = 230  # the smaller side's fingerprinted code, in filtered characters, for a pair to be flagged
+THRESHOLD = 0.8  # default notebook score from which a pair is listed and flagged (benchmarks/similarity.py)
+SHORT = 0.25  # a pair whose shared cells hold less than this share of the reference's own code is marked short
 REFERENCE = "reference"
 MAX_NOTEBOOK_BYTES = 20 * 2**20
+NAMES_NOBODY_CHOOSES = {"torch", "nn", "F", "np", "numpy", "math", "random", "workbook", "self", "cls"}
+
+
+Spans = tuple[list[int], list[int]]  # starts, ends of shared code in a cell's source
 
 
 @dataclass
@@ -58,7 +61,7 @@ class Doc:
     owner: str  # "reference", "run:<student id>" or "earlier:<student id>"
     notebook: str
     cells: dict[str, str]  # answer grade_id -> code
-    prints: dict = field(default_factory=dict)  # grade_id -> copydetect CodeFingerprint (answered cells only)
+    prints: dict[str, codeshape.Shape] = field(default_factory=dict)  # grade_id -> shape (answered cells only)
 
 
 @dataclass
@@ -68,77 +71,71 @@ class Pair:
     a: Doc
     b: Doc
     score: float
-    tokens: int  # the smaller side's fingerprinted code (filtered characters) over the shared cells
-    cells: dict[str, tuple[float, np.ndarray, np.ndarray]]  # grade_id -> (score, slices in a, slices in b)
+    nodes: int  # the smaller side's own code (syntax nodes) over the shared cells
+    cells: dict[str, tuple[float, Spans, Spans]]  # grade_id -> (score, shared spans in a, in b)
+    short: bool = False  # less code than SHORT of the reference's: short correct answers converge
 
     @property
     def flagged_at(self) -> float:
-        """The score that decides whether the pair is listed (0 when too little code is shared)."""
-        return self.score if self.tokens >= MIN_TOKENS else 0.0
+        """The score that decides whether the pair is listed (every size: short pairs are marked, not hidden)."""
+        return self.score
 
 
-def _stable_kgrams(string: str, k: int) -> np.ndarray:
-    """copydetect's k-gram hashes, as a polynomial hash of the code points (Python's hash() is salted per process).
+@dataclass(frozen=True)
+class Starter:
+    """What a notebook's student version gives: per answer cell its code's subtrees, and its imports."""
 
-    With hash() the winnowed fingerprints, and so the scores, changed from one run to the next.
-    """
-    codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
-    n = len(codes) - k + 1
-    if n <= 0:
-        return np.array([], dtype=np.int64)
-    hashes = np.zeros(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(k):  # sum of codes[i + j] * B^(k - 1 - j), modulo 2^64
-            hashes = hashes * np.uint64(1_000_003) + codes[j : j + n]
-        hashes ^= hashes >> np.uint64(29)  # mix the high bits into the low ones winnowing compares
-        hashes *= np.uint64(0xBF58476D1CE4E5B9)
-    return hashes.view(np.int64)
+    cells: dict[str, set[bytes]]
+    imported: frozenset[str]
 
 
-def _fingerprint(code: str, boilerplate: np.ndarray):
-    import copydetect.utils
-    from copydetect import CodeFingerprint
-
-    copydetect.utils.hashed_kgrams = _stable_kgrams  # reproducible reports (see _stable_kgrams)
-
-    return CodeFingerprint("answer.py", NOISE, GUARANTEE - NOISE + 1, boilerplate, fp=io.StringIO(code))
-
-
-def boilerplate(notebook: str) -> dict[str, np.ndarray]:
-    """Per answer cell, the fingerprints of the student version's own code (never counted as shared)."""
+def boilerplate(notebook: str) -> Starter:
+    """The student version's own code per answer cell (never counted as shared) and its imported names."""
     student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
-    return {
-        answers.nbgrader_id(c): np.array(sorted(_fingerprint(answers.strip_markers(c.source), np.array([])).hashes))
+    imported = set(NAMES_NOBODY_CHOOSES)
+    for c in student.cells:
+        if c.cell_type == "code" and (s := codeshape.shape(answers.strip_markers(c.source))):
+            imported |= s.imports
+    cells = {
+        answers.nbgrader_id(c): codeshape.starter_hashes(answers.strip_markers(c.source), imported)
         for c in student.cells
         if answers.is_answer(c)
     }
+    return Starter(cells, frozenset(imported))
 
 
-def fingerprint(doc: Doc, stubs: dict[str, np.ndarray]) -> Doc:
-    """Fingerprint the cells of `doc` that hold code of the learner's own (beyond the starter code)."""
+def fingerprint(doc: Doc, stubs: Starter) -> Doc:
+    """Shape the cells of `doc` that hold code of the learner's own (beyond the starter code)."""
     for cell, code in doc.cells.items():
-        if cell not in stubs or not isinstance(code, str):
+        if cell not in stubs.cells or not isinstance(code, str):
             continue
-        fp = _fingerprint(answers.strip_markers(code)[:200_000], stubs[cell])
-        if fp.hashes and fp.token_coverage > 0:
-            doc.prints[cell] = fp
+        shaped = codeshape.shape(answers.strip_markers(code)[:200_000], stubs.cells[cell], stubs.imported)
+        if shaped and shaped.counted:
+            doc.prints[cell] = shaped
     return doc
 
 
-def compare(a: Doc, b: Doc) -> Pair:
-    """How much of the smaller side's code, cell by cell, the other holds."""
-    from copydetect import compare_files
+def own_code(doc: Doc) -> int:
+    """How much code of its own a fingerprinted document holds (syntax nodes)."""
+    return sum(s.counted for s in doc.prints.values())
 
-    shared, total, cells = 0.0, 0.0, {}
+
+def compare(a: Doc, b: Doc, short_below: int = 0) -> Pair:
+    """How much of the smaller side's code, cell by cell, the other holds."""
+    shared, total, cells = 0, 0, {}
     for cell in sorted(set(a.prints) & set(b.prints)):
-        fa, fb = a.prints[cell], b.prints[cell]
-        overlap, (sim_a, sim_b), (slices_a, slices_b) = compare_files(fa, fb)
-        smaller = min(fa.token_coverage, fb.token_coverage)
-        score = float(max(sim_a, sim_b)) if overlap else 0.0
-        cells[cell] = (min(score, 1.0), slices_a, slices_b)
-        shared += min(score, 1.0) * smaller
-        total += smaller
-    return Pair(a, b, shared / total if total else 0.0, int(total), cells)
+        sa, sb = a.prints[cell], b.prints[cell]
+        in_a, spans_a = codeshape.covered(sa, sb.big())
+        in_b, spans_b = codeshape.covered(sb, sa.big())
+        mine, theirs = (in_a, sa.counted) if sa.counted <= sb.counted else (in_b, sb.counted)
+        cells[cell] = (mine / theirs, _spans(spans_a), _spans(spans_b))
+        shared += mine
+        total += theirs
+    return Pair(a, b, shared / total if total else 0.0, total, cells, short=total < short_below)
+
+
+def _spans(spans: list[tuple[int, int]]) -> Spans:
+    return [s for s, _ in spans], [e for _, e in spans]
 
 
 def reference_doc(notebook: str) -> Doc:
@@ -189,9 +186,10 @@ def pairs(docs: list[Doc]) -> list[Pair]:
     for notebook, group in sorted(by_notebook.items()):
         stubs = boilerplate(notebook)
         group = [fingerprint(d, stubs) for d in [reference_doc(notebook), *group]]
+        short_below = int(SHORT * own_code(group[0]))  # scales with the notebook: its reference's own code
         for a, b in itertools.combinations(group, 2):
             if a.owner.startswith("run:") or b.owner.startswith("run:"):
-                found.append(compare(a, b))
+                found.append(compare(a, b, short_below))
     return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
 
 
@@ -217,10 +215,11 @@ def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None
     docs = run_docs(results_dir, results) + (earlier_docs(earlier) if earlier else [])
     found = pairs(docs)
     marks = flags(found, threshold)
-    rows: list[list[object]] = [["notebook", "a", "b", "score", "tokens", "flagged", "cells"]]
+    rows: list[list[object]] = [["notebook", "a", "b", "score", "nodes", "short", "flagged", "cells"]]
     for p in found:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
-        rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.tokens, p.flagged_at >= threshold, cells])
+        rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.nodes, p.short,
+                     p.flagged_at >= threshold, cells])  # fmt: skip
     folder = ResultsFolder(results_dir)
     folder.similarity_csv.write_text(csv_text(rows), encoding="utf-8")
     folder.similarity_html.write_text(html_report(found, threshold), encoding="utf-8")
@@ -273,10 +272,10 @@ correct answers to a tightly specified function converge.</p>
 """
 
 
-def _highlight(code: str, slices: np.ndarray) -> str:
+def _highlight(code: str, slices: Spans) -> str:
     """Code as escaped HTML, the shared regions in <mark>."""
     out, at = [], 0
-    spans = sorted(zip(*slices, strict=True)) if len(slices) and len(slices[0]) else []
+    spans = sorted(zip(*slices, strict=True))
     for start, end in spans:
         start, end = max(int(start), at), max(int(end), at)
         out += [html.escape(code[at:start]), "<mark>", html.escape(code[start:end]), "</mark>"]
@@ -292,7 +291,7 @@ def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
         cls = ' class="flag"' if p.flagged_at >= threshold else ""
         rows.append(
             f'<tr><td><a href="#p{i}">{i}</a></td><td>{html.escape(p.a.notebook)}</td><td>{html.escape(p.a.owner)}'
-            f"</td><td>{html.escape(p.b.owner)}</td><td{cls}>{p.score:.2f}</td><td>{p.tokens}</td></tr>"
+            f"</td><td>{html.escape(p.b.owner)}</td><td{cls}>{p.score:.2f}</td><td>{p.nodes}{' (short)' if p.short else ''}</td></tr>"
         )
         cells = []
         for cell, (score, sa, sb) in p.cells.items():

@@ -1,0 +1,257 @@
+"""codeshape: answer code as the shapes of its syntax trees, for the similarity report.
+
+Code is parsed and every expression and statement gets a hash of its shape: its kind, the
+shapes of its children, and only the names nobody chooses (Python's builtins, the modules the
+notebook imports, the attributes and keyword names of their APIs, numbers). Every name a
+learner picks or the contract dictates (locals, parameters, functions, classes, `self.<name>`)
+is one placeholder, docstrings, comments, annotations and `pass` are gone, and strings are one
+placeholder too. Two answers share code where a subtree of at least MIN_NODES nodes has the
+same hash on both sides, wherever it sits: renaming, reformatting, reordered statements, dead
+code and code moved into helpers leave the shared subtrees as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import hashlib
+from collections.abc import Set
+from dataclasses import dataclass, field
+
+MIN_NODES = 8  # the smallest subtree that counts as shared code (measured: benchmarks/similarity.py)
+STARTER_NODES = 3  # the starter code's subtrees from this size up are the contract's, never the learner's
+PLACEHOLDER = "_"
+_KEPT_NAMES = frozenset(dir(builtins)) - {"_"}
+_SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.alias, ast.type_ignore)
+
+
+@dataclass
+class Shape:
+    """One parsed answer cell: its subtrees' hashes, sizes and source spans (starter code left out)."""
+
+    sizes: dict[int, int] = field(default_factory=dict)  # node index -> nodes it counts (own subtree)
+    hashes: dict[int, bytes] = field(default_factory=dict)  # node index -> shape hash
+    children: dict[int, list[int]] = field(default_factory=dict)
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # node index -> (start, end) in the source
+    roots: list[int] = field(default_factory=list)
+    counted: int = 0  # nodes that are the learner's own (not in the starter code)
+    imports: set[str] = field(default_factory=set)  # names the code binds by import
+
+    def big(self) -> set[bytes]:
+        """Hashes of the subtrees large enough to count as shared code."""
+        return {h for i, h in self.hashes.items() if self.sizes[i] >= MIN_NODES}
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """Names the code binds by import (modules and their members: never a learner's choice)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _is_docstring(node: ast.AST) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
+    """The children that carry code, per field (True: a block of statements, whose order is not its shape).
+
+    No docstrings, annotations, `pass` or operator tokens.
+    """
+    out = []
+    for name, value in ast.iter_fields(node):
+        if name in ("annotation", "returns", "type_comment", "type_params", "decorator_list"):
+            continue
+        kids = [
+            child
+            for child in (value if isinstance(value, list) else [value])
+            if isinstance(child, ast.AST) and not isinstance(child, _SKIPPED)
+            and not (_is_docstring(child) or isinstance(child, ast.Pass))
+        ]  # fmt: skip
+        out.append((bool(kids) and all(isinstance(k, ast.stmt) for k in kids), kids))
+    return out
+
+
+def _fields(node: ast.AST) -> list[ast.AST]:
+    """The children that carry code, in order."""
+    return [child for _, kids in _groups(node) for child in kids]
+
+
+class _Inline(ast.NodeTransformer):
+    """Calls of one-line helpers (`def f(a, b): return <expr>`) replaced by their expression, arguments put in."""
+
+    def __init__(self, helpers: dict[str, ast.FunctionDef]) -> None:
+        self.helpers, self.depth = helpers, 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        fn = self.helpers.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        params = [a.arg for a in fn.args.args] if fn else []
+        if not fn or node.keywords or len(node.args) != len(params) or self.depth > 20:
+            return node
+        body = fn.body[-1].value  # type: ignore[attr-defined]  # a Return: _inline_helpers picks only those
+        values = dict(zip(params, node.args, strict=True))
+        put = _Substitute(values).visit(copy.deepcopy(body))
+        self.depth += 1
+        try:
+            return self.visit(put)
+        finally:
+            self.depth -= 1
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return copy.deepcopy(self.values[node.id]) if node.id in self.values else node
+
+
+def _inline_helpers(tree: ast.Module) -> ast.Module:
+    """Code moved into one-line helpers is read back where it is used (the helpers themselves then drop out)."""
+    helpers = {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef) and not n.decorator_list and not n.args.vararg and not n.args.kwarg
+        and not n.args.kwonlyargs and not n.args.defaults
+        and [s for s in n.body if not _is_docstring(s)] == n.body[-1:] and isinstance(n.body[-1], ast.Return)
+        and n.body[-1].value is not None
+    }  # fmt: skip
+    if not helpers:
+        return tree
+    used = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name in helpers.keys() & used)]
+    return _Inline({k: v for k, v in helpers.items() if k in used}).visit(tree)
+
+
+class _DropDead(ast.NodeTransformer):
+    """Statements that cannot change a result: stores to names nothing reads, `if False:`, `assert True`."""
+
+    def __init__(self, read: set[str]) -> None:
+        self.read = read
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and all(isinstance(s, ast.stmt) for s in block):
+                kept = [s for s in block if not self._dead(s)]
+                setattr(node, name, kept or block[:1] if name == "body" else kept)
+        return node
+
+    def _dead(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            calls = [n for n in ast.walk(stmt.value) if isinstance(n, (ast.Call, ast.Await, ast.Yield))]
+            pure = all(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in _KEPT_NAMES
+                       for c in calls)  # fmt: skip  # a call of the learner's own may do something
+            return pure and not any(t.id in self.read for t in stmt.targets)  # type: ignore[attr-defined]
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
+            return not stmt.test.value and not stmt.orelse
+        return isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+
+
+def _drop_dead(tree: ast.Module) -> ast.Module:
+    """The code without statements that do nothing (names read anywhere in the cell are kept)."""
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    read |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return _DropDead(read).visit(tree)
+
+
+class _Shaper:
+    """Walks one tree, giving each node an index, a hash and a size."""
+
+    def __init__(self, code: str, kept: set[str], starter: Set[bytes]) -> None:
+        self.shape, self.kept, self.starter = Shape(), kept, starter
+        starts = [0]
+        for line in code.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        self.starts = starts
+
+    def _label(self, node: ast.AST) -> str:
+        """The node's own part of its shape: its kind and the names nobody chooses."""
+        kind = type(node).__name__
+        if isinstance(node, ast.Name):
+            return f"{kind}:{node.id if node.id in self.kept else PLACEHOLDER}"
+        if isinstance(node, ast.Attribute):
+            mine = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            return f"{kind}:{PLACEHOLDER if mine else node.attr}"
+        if isinstance(node, ast.Constant):
+            return f"{kind}:{PLACEHOLDER if isinstance(node.value, str) else repr(node.value)}"
+        if isinstance(node, ast.keyword):
+            return f"{kind}:{node.arg}"
+        ops = [type(v).__name__ for _, v in ast.iter_fields(node) if isinstance(v, (ast.operator, ast.boolop,
+               ast.unaryop))] + [type(o).__name__ for o in getattr(node, "ops", [])]  # fmt: skip
+        return f"{kind}:{','.join(ops)}"
+
+    def _span(self, node: ast.AST) -> tuple[int, int] | None:
+        try:
+            start = self.starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            return start, self.starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        except (AttributeError, IndexError, TypeError):
+            return None
+
+    def visit(self, node: ast.AST) -> int:
+        digest = hashlib.blake2b(self._label(node).encode(), digest_size=12)
+        kids = []
+        for block, group in _groups(node):
+            ids = [self.visit(child) for child in group]
+            kids += ids
+            hashes = [self.shape.hashes[k] for k in ids]
+            for h in sorted(hashes) if block else hashes:  # statements in another order: the same block
+                digest.update(h)
+            digest.update(b"|")
+        i = len(self.shape.hashes)
+        self.shape.hashes[i] = digest.digest()
+        starter = self.shape.hashes[i] in self.starter  # the contract's code: counts for nobody
+        self.shape.sizes[i] = 0 if starter else 1 + sum(self.shape.sizes[k] for k in kids)
+        self.shape.children[i] = [] if starter else kids
+        if (span := self._span(node)) is not None:
+            self.shape.spans[i] = span
+        return i
+
+
+def shape(code: str, starter: Set[bytes] = frozenset(), imported: Set[str] = frozenset()) -> Shape | None:
+    """The shape of `code` (None when it does not parse); subtrees whose hash is in `starter` never count."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    imports = _imported(tree)
+    try:
+        tree = _inline_helpers(_drop_dead(tree))
+    except RecursionError:
+        return None
+    shaper = _Shaper(code, set(_KEPT_NAMES) | imports | set(imported), set(starter))
+    try:
+        roots = [shaper.visit(stmt) for stmt in _fields(tree)]
+    except RecursionError:
+        return None
+    out = shaper.shape
+    out.roots = [r for r in roots if out.sizes[r]]
+    out.counted = sum(out.sizes[r] for r in out.roots)
+    out.imports = imports
+    return out
+
+
+def starter_hashes(code: str, imported: Set[str] = frozenset()) -> set[bytes]:
+    """The subtrees of the starter code (STARTER_NODES or more) that an answer's code never counts."""
+    s = shape(code, imported=imported)
+    return {h for i, h in s.hashes.items() if s.sizes[i] >= STARTER_NODES} if s else set()
+
+
+def covered(a: Shape, other: Set[bytes]) -> tuple[int, list[tuple[int, int]]]:
+    """Nodes of `a` inside a subtree of MIN_NODES or more whose shape `other` holds, and their spans."""
+    nodes, spans, stack = 0, [], list(a.roots)
+    while stack:
+        i = stack.pop()
+        if not a.sizes[i]:
+            continue
+        if a.sizes[i] >= MIN_NODES and a.hashes[i] in other:
+            nodes += a.sizes[i]
+            spans += [a.spans[i]] if i in a.spans else []
+            continue
+        stack += a.children[i]
+    return nodes, sorted(spans)
