@@ -26,7 +26,7 @@ _KEPT_NAMES = frozenset(dir(builtins)) - {"_"}
 _SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.alias, ast.type_ignore)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Shape:
     """One parsed answer cell: its subtrees' hashes, sizes and source spans (starter code left out)."""
 

@@ -64,7 +64,7 @@ class Doc:
     prints: dict[str, codeshape.Shape] = field(default_factory=dict)  # grade_id -> shape (answered cells only)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Pair:
     """Two documents of one notebook and how much code they share."""
 
@@ -131,7 +131,7 @@ def compare(a: Doc, b: Doc, short_below: int = 0) -> Pair:
         cells[cell] = (mine / theirs, _spans(spans_a), _spans(spans_b))
         shared += mine
         total += theirs
-    return Pair(a, b, shared / total if total else 0.0, total, cells, short=total < short_below)
+    return Pair(a=a, b=b, score=shared / total if total else 0.0, nodes=total, cells=cells, short=total < short_below)
 
 
 def _spans(spans: list[tuple[int, int]]) -> Spans:
