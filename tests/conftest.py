@@ -200,9 +200,11 @@ def graded_batch(tmp_path_factory) -> dict:
 
     Every job has its own kernel and sandbox, so one batch proves what separate runs would,
     and pays a run's fixed costs (fork server, workers, last straggler) once.
-    Keys: results ('student/notebook' -> result), out, samples, catalogue (entry file -> key), bad_inputs.
+    Keys: results ('student/notebook' -> result), out, samples, catalogue (entry file -> key), bad_inputs,
+    leaks (notebook -> key: tests/leak_plants.py).
     """
     from bad_inputs import build_bad_inputs
+    from leak_plants import build_leak_submissions
 
     subs = tmp_path_factory.mktemp("batch-submissions")
     shutil.copytree(paths.DATA / "submissions", subs, dirs_exist_ok=True)
@@ -214,9 +216,11 @@ def graded_batch(tmp_path_factory) -> dict:
             nbformat.write(make_submission(name, files), subs / student / f"{name}.ipynb")
             catalogue.update({path: f"{student}/{name}" for path in files})
     bad_inputs = build_bad_inputs(subs)
+    leaks = build_leak_submissions(subs)
     out = tmp_path_factory.mktemp("batch-results")
     results = run_grade(subs, out)
-    return {"results": results, "out": out, "samples": samples, "catalogue": catalogue, "bad_inputs": bad_inputs}
+    return {"results": results, "out": out, "samples": samples, "catalogue": catalogue, "bad_inputs": bad_inputs,
+            "leaks": leaks}  # fmt: skip
 
 
 @pytest.fixture(scope="session")

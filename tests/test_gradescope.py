@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT
+from leak_plants import MARKER, planted_answers
 from support import PROBE_RULE_TEST, make_submission
 
 from autograder import paths
@@ -150,6 +151,18 @@ def test_run_autograder_writes_valid_results(tmp_path):
             assert not re.search(r"hidden checks? passed|hidden checks:", _plain(t["output"])), t
     assert any("√d_k" in _plain(t["output"]) for t in data["tests"])
     assert all(t["output_format"] == "md" for t in data["tests"])
+    shutil.rmtree(root / "work", ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_run_autograder_shows_no_hidden_value(tmp_path):
+    """Answers that raise with the hidden inputs they are given in their message (tests/leak_plants.py)."""
+    root = _autograder_root(tmp_path, make_submission(NB01, None, defaults=planted_answers(NB01)))
+    data = _run_autograder(root)
+    assert any("raised by your code on a hidden test's input" in t["output"] for t in data["tests"])
+    shown = [t["output"] for t in data["tests"] if "visible checks: 1 failed" not in t["output"]]  # not their own
+    assert not [m for text in shown for m in MARKER.findall(text)], shown
+    assert not MARKER.search(data.get("output", "")) and not MARKER.search(json.dumps(data.get("extra_data", {})))
     shutil.rmtree(root / "work", ignore_errors=True)
 
 
