@@ -12,17 +12,21 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SANDBOX_PROBLEM, grade_options
 from support import PROBE_RULE_TEST, make_submission
 
 from autograder import paths
+from autograder.checks import coursekey
 from autograder.kernel import sandbox
 from autograder.kernel.launchers import KernelJob
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict
+from autograder.run import grade
+from autograder.scale import gradescope
 from autograder.scale.gradescope import build_zip, to_gradescope
 
 NB01 = "01_scaled_dot_product_attention"
@@ -96,10 +100,10 @@ def test_written_answers_and_messages_in_gradescope_terms():
     assert [t["visibility"] for t in at_once["tests"]] == ["visible"]
 
 
-def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published") -> Path:
+def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published", zip_path: Path | None = None) -> Path:
     """/autograder as Gradescope builds it: the zip unpacked into source/, run_autograder copied beside it, setup.sh run."""
     root = tmp_path / "autograder"
-    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", hidden_outcomes)) as zf:
+    with zipfile.ZipFile(zip_path or build_zip(tmp_path / "autograder.zip", hidden_outcomes)) as zf:
         zf.extractall(root / "source")
     for name in ("setup.sh", "run_autograder"):
         os.chmod(root / "source" / name, 0o755)  # zipfile drops the modes Gradescope's unzip keeps
@@ -120,8 +124,9 @@ def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published") -> 
     return root
 
 
-def _run_autograder(root: Path, **env) -> dict:
+def _run_autograder(root: Path, drop: tuple[str, ...] = (), **env) -> dict:
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_VENV": sys.prefix, **env}
+    env = {k: v for k, v in env.items() if k not in drop}
     proc = subprocess.run(
         [str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900, cwd=root
     )
@@ -220,3 +225,51 @@ def test_reduced_sandbox_where_bubblewrap_is_unusable(tmp_path):
     assert uid >= sandbox.SANDBOX_UID, "learner code ran as the grader's user"
     assert printed.count("PROBE denied") == len(secrets) + 1, printed
     assert "PROBE READ" not in printed and "PROBE WROTE" not in printed, printed
+
+
+def _replay(results: Path, student: str, save: Path) -> str:
+    """`python -m autograder replay` as an instructor types it: no --key, no --seed-id (the defaults find them)."""
+    cmd = [sys.executable, "-m", "autograder", "replay", str(results), student, NB01, REPLAYED, "--save", str(save)]
+    done = subprocess.run(cmd + (["--unsafe"] if SANDBOX_PROBLEM else []), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _inputs(save: Path) -> list:
+    return [v for k, v in sorted(np.load(save).items()) if ".in." in k]
+
+
+REPLAYED = "test_matches_torch"  # its inputs are drawn from the course key
+
+
+@pytest.mark.slow
+def test_gradescope_and_grade_share_the_course_key_and_replay(tmp_path):
+    """One key by default: the zip's (from `gradescope`), `grade`'s and `replay`'s; a Gradescope grade replays here."""
+    assert gradescope.main(["--out", str(tmp_path / "autograder.zip")]) == 0  # the course's key, found by default
+    nb = nbformat.read(paths.DATA / "submissions" / "cy" / f"{NB01}.ipynb", as_version=4)  # a partial answer
+    root = _autograder_root(tmp_path, nb, zip_path=tmp_path / "autograder.zip")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 4242, "email": "cy@x.org"}]}))
+    online = _run_autograder(root, drop=(coursekey.KEY_ENV,))  # as on Gradescope: only the zip's key
+    harness = root / "work" / "results"
+    subs = tmp_path / "subs" / "cy"  # the learner's notebook, downloaded from Gradescope, graded here
+    subs.mkdir(parents=True)
+    nbformat.write(nb, subs / f"{NB01}.ipynb")
+    local = grade.grade(grade_options(subs.parent, tmp_path / "R", seed_id="gradescope:4242"))[0]
+    assert (harness / "key.json").read_text() == (tmp_path / "R" / "key.json").read_text()  # one fingerprint
+    graded = {t["name"].split(" · ")[1]: t["score"] for t in online["tests"] if t["max_score"] > 0}
+    assert {t.name: t.score for t in local.tests if not t.manual} == graded and 0 < local.score < local.auto_max
+    assert local.seed_id == "gradescope:4242"
+    said = _replay(harness, "submission", tmp_path / "online.npz")  # Gradescope's own run, replayed here
+    _replay(tmp_path / "R", "cy", tmp_path / "local.npz")
+    online_inputs, local_inputs = _inputs(tmp_path / "online.npz"), _inputs(tmp_path / "local.npz")
+    assert online_inputs and len(online_inputs) == len(local_inputs)
+    assert all(np.array_equal(a, b) for a, b in zip(online_inputs, local_inputs, strict=True))
+    score = graded[REPLAYED]
+    assert f"score now {score:g}/" in said and f"graded run: {score:g}/" in said
+    other = grade.grade(grade_options(subs.parent, tmp_path / "R2"))[0]  # drawn for "cy": other inputs
+    _replay(tmp_path / "R2", "cy", tmp_path / "other.npz")
+    other_inputs = _inputs(tmp_path / "other.npz")
+    assert other.seed_id == "" and any(
+        a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(other_inputs, local_inputs, strict=True)
+    )
