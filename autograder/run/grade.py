@@ -41,7 +41,7 @@ from autograder.results_folder import ResultsFolder
 from autograder.run import interrupt, late, overrides, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, summary, table, write_reports
-from autograder.submissions import intake, roster
+from autograder.submissions import canvas_times, intake, roster
 
 if TYPE_CHECKING:
     from autograder.gradebook.records import Session
@@ -532,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         coursekey.CourseKeyError,
         roster.RosterError,
         late.LateError,
+        canvas_times.CanvasTimesError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
