@@ -30,6 +30,7 @@ from autograder.scale import gradescope
 from autograder.scale.gradescope import build_zip, to_gradescope
 
 NB01 = "01_scaled_dot_product_attention"
+NB02 = "02_masks"
 STATUSES = {"passed", "failed"}
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 FORMATS = {"text", "html", "simple_format", "md", "ansi"}
@@ -273,3 +274,24 @@ def test_gradescope_and_grade_share_the_course_key_and_replay(tmp_path):
     assert other.seed_id == "" and any(
         a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(other_inputs, local_inputs, strict=True)
     )
+
+
+@pytest.mark.slow
+def test_run_autograder_starts_clean_in_a_root_that_graded_another_learner(tmp_path):
+    nb01 = make_submission(NB01, None)
+    root = _autograder_root(tmp_path, nb01)
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 1}]}))
+    first = _run_autograder(root)
+    assert first["tests"] and all(t["name"].startswith(NB01) for t in first["tests"])
+    for old in (root / "submission").iterdir():  # the next learner hands in notebook 02 only
+        old.unlink()
+    nbformat.write(make_submission(NB02, None), root / "submission" / f"{NB02}.ipynb")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 2}]}))
+    second = _run_autograder(root)
+    names = [t["name"] for t in second["tests"]]
+    assert names and all(n.startswith(NB02) for n in names), names  # nothing of the first learner's
+    held = [p.name for p in (root / "work" / "results" / ".state").iterdir()]
+    assert held == ["submission"] and [
+        p.name for p in (root / "work" / "results" / ".state" / "submission").glob("*.json")
+    ] == [f"{NB02}.json"]
+    assert NB01 not in (root / "work" / "results" / "grades.csv").read_text()

@@ -226,6 +226,10 @@ def run(root: Path, prepare_only: bool = False) -> dict:
         grade.prepare(opts.folder, paths.notebook_names(), opts.limits.cell_seconds)
         return {}
     _choose_sandbox(opts, root)
+    # a fresh start each run: Gradescope may run a learner's submission in a root that graded
+    # another's, whose saved grades, gradebook rows and feedback must not be this one's
+    # (the course set-up comes back from the course cache that setup.sh filled)
+    shutil.rmtree(opts.out, ignore_errors=True)
     shutil.rmtree(opts.submissions, ignore_errors=True)
     (opts.submissions / "submission").mkdir(parents=True)
     for path in (root / "submission").rglob("*.ipynb"):
