@@ -98,6 +98,7 @@ class NotebookResult:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     content_hash: str = ""
+    seed_id: str = ""  # the learner id its hidden inputs were drawn for, where not student_id (Gradescope)
     timings: dict[str, float] = field(default_factory=dict)
     duedate: str = ""  # this learner's due date (autograder.run.late), ISO 8601
     timestamp: str = ""  # when it was handed in, where known

@@ -164,7 +164,7 @@ class ResultsFolder:
 
     @property
     def key_file(self) -> Path:
-        """Where the course key is kept when no other place is named."""
+        """Where a folder graded before build/course.key was the default kept its key (coursekey.legacy_key)."""
         return self.root / KEY
 
     @property

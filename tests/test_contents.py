@@ -76,3 +76,37 @@ def test_self_check_fills_points_and_lists_written_questions():
         assert lines[1].split() == ["test_a", "2", "✓", "passed"]
         assert lines[2].split()[:4] == ["test_b", "1", "–", "not"]
         assert lines[3].split()[:4] == ["q_x", "3", "✎", "written"]
+
+
+def test_the_docs_give_the_reexecute_command():
+    """Wherever README says to re-execute a solution, it gives the command contents prints."""
+    readme = (paths.ROOT / "README.md").read_text()
+    assert readme.count("re-execute") >= 2
+    assert f"`{contents.reexecute_command('NN_topic')}`" in readme
+
+
+@pytest.mark.slow
+def test_the_reexecute_command_refreshes_a_solution_in_place(tmp_path):
+    """The command, run on a copy of solutions/ as given: outputs anew, nbgrader metadata and sources kept."""
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    name = "02_masks"
+    (tmp_path / "solutions").mkdir()
+    for path in [paths.source_notebook(name), *(paths.SOLUTIONS / f for f in paths.LEARNER_HELPERS)]:
+        shutil.copy(path, tmp_path / "solutions" / path.name)  # the helpers' links followed
+    nb = solution(name)
+    for cell in (c for c in nb.cells if c.cell_type == "code"):  # outputs cleared: the command must make them
+        cell.outputs, cell.execution_count = [], None
+    nbformat.write(nb, tmp_path / "solutions" / f"{name}.ipynb")
+    argv = [sys.executable, "-m", *shlex.split(contents.reexecute_command(name))]  # this Python's jupyter
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    fresh, committed = nbformat.read(tmp_path / "solutions" / f"{name}.ipynb", as_version=4), solution(name)
+    assert [c.source for c in fresh.cells] == [c.source for c in committed.cells]
+    assert [c.metadata.get("nbgrader") for c in fresh.cells] == [c.metadata.get("nbgrader") for c in committed.cells]
+    code = [c for c in fresh.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code) and not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert sum(len(c.outputs) for c in code) == sum(len(c.outputs) for c in committed.cells if c.cell_type == "code")

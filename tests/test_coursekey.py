@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from test_shard import _fake_shard, _refused
 
+from autograder import paths
 from autograder import results_folder as layout
 from autograder.checks import coursekey
 from autograder.run import grade
@@ -52,12 +54,21 @@ def test_shards_starting_at_once_get_one_key(tmp_path):
 
 def test_where_the_key_is_looked_for(tmp_path, monkeypatch):
     monkeypatch.setenv(coursekey.KEY_ENV, str(tmp_path / "env.key"))
-    assert coursekey.locate(tmp_path / "given.key", tmp_path / "R") == tmp_path / "given.key"
-    assert coursekey.locate(None, tmp_path / "R") == tmp_path / "env.key"
+    assert coursekey.locate(tmp_path / "given.key") == tmp_path / "given.key"
+    assert coursekey.locate(None) == tmp_path / "env.key" and coursekey.named()
     monkeypatch.delenv(coursekey.KEY_ENV)
-    assert coursekey.locate(None, tmp_path / "R") == tmp_path / "R" / ".key"
-    with pytest.raises(coursekey.CourseKeyError, match="--key"):
-        coursekey.locate(None, None)
+    # one place per course, whatever the results folder: grade, gradescope, merge and replay share it
+    assert coursekey.locate(None) == paths.ROOT / "build" / "course.key" == coursekey.DEFAULT_KEY
+    assert not coursekey.named() and coursekey.named(tmp_path / "given.key")
+    ignored = subprocess.run(["git", "check-ignore", "-q", "build/course.key"], cwd=paths.ROOT, check=False)
+    assert ignored.returncode == 0, "the default key must never be committed"
+
+
+def test_a_missing_key_is_named_where_it_is_never_made(tmp_path):
+    with pytest.raises(coursekey.CourseKeyError) as info:
+        coursekey.load(tmp_path / "nowhere.key", create=False)
+    said = str(info.value)
+    assert str(tmp_path / "nowhere.key") in said and "build/course.key" in said and coursekey.KEY_ENV in said
 
 
 def test_a_results_folder_is_graded_with_one_key(tmp_path):
@@ -70,13 +81,42 @@ def test_a_results_folder_is_graded_with_one_key(tmp_path):
         coursekey.claim(out, two)
 
 
-def test_a_sharded_run_must_name_its_key(tmp_path, monkeypatch):
+def test_a_folder_graded_with_its_old_key_names_that_file(tmp_path):
+    """A folder graded when RESULTS/.key was the default: the refusal says where its key is."""
+    out = tmp_path / "R"
+    old = coursekey.load(out / ".key")
+    coursekey.claim(out, old, out / ".key")
+    new = coursekey.load(tmp_path / "course.key")
+    with pytest.raises(coursekey.CourseKeyError) as info:
+        coursekey.claim(out, new, tmp_path / "course.key")
+    said = str(info.value)
+    assert f"not {coursekey.fingerprint(new)} (the key in {tmp_path / 'course.key'})" in said
+    assert f"its key is {out / '.key'}, the old default" in said and f"--key {out / '.key'}" in said
+    (out / ".key").unlink()  # no old key there: the refusal says what to give
+    with pytest.raises(coursekey.CourseKeyError, match="give the key it was graded with"):
+        coursekey.claim(out, new, tmp_path / "course.key")
+
+
+def test_a_sharded_run_never_makes_the_default_key(tmp_path, monkeypatch):
     monkeypatch.delenv(coursekey.KEY_ENV)
+    monkeypatch.setattr(coursekey, "DEFAULT_KEY", tmp_path / "build" / "course.key")
     opts = grade.Options(submissions=tmp_path, out=tmp_path / "R", shard=sharding.Shard(1, 2))
-    with pytest.raises(coursekey.CourseKeyError, match="sharded run needs"):
+    with pytest.raises(coursekey.CourseKeyError, match="sharded run needs the course's one key and there is none at"):
         grade._course_key(opts)
-    opts.key_file = tmp_path / "course.key"
-    assert grade._course_key(opts) == coursekey.load(opts.key_file)
+    assert not (tmp_path / "build").exists()
+    made = coursekey.load(coursekey.DEFAULT_KEY)  # the course's key, copied there: every shard uses it
+    assert grade._course_key(opts) == made
+    opts.key_file = tmp_path / "named.key"  # a named file is made on first use (one for every shard)
+    opts.out = tmp_path / "R2"
+    assert grade._course_key(opts) == coursekey.load(opts.key_file) != made
+
+
+def test_grade_without_a_named_key_uses_the_course_default(tmp_path, monkeypatch):
+    monkeypatch.delenv(coursekey.KEY_ENV)
+    monkeypatch.setattr(coursekey, "DEFAULT_KEY", tmp_path / "build" / "course.key")
+    key = grade._course_key(grade.Options(submissions=tmp_path, out=tmp_path / "R"))
+    assert key == coursekey.load(tmp_path / "build" / "course.key", create=False)
+    assert not (tmp_path / "R" / ".key").exists()  # never a key per results folder
 
 
 def test_merge_refuses_shards_graded_with_different_keys(tmp_path):
@@ -87,6 +127,23 @@ def test_merge_refuses_shards_graded_with_different_keys(tmp_path):
         (folder / layout.SHARD).write_text(json.dumps({**record, "key": fp}))
     _refused(shards, out, "different course keys")
     assert merge.main([str(f) for f in shards] + ["--out", str(out), "--quiet"]) == 2
+
+
+def test_merge_refuses_shards_graded_with_another_key_than_the_courses(tmp_path, capsys):
+    out, course = tmp_path / "merged", tmp_path / "course.key"
+    shards = [_fake_shard(tmp_path / f"s{k}", k, 2) for k in (1, 2)]
+    other = coursekey.fingerprint(coursekey.load(tmp_path / "other.key"))
+    for folder in shards:
+        record = json.loads((folder / layout.SHARD).read_text())
+        (folder / layout.SHARD).write_text(json.dumps({**record, "key": other}))
+    with pytest.raises(merge.MergeError, match="no course key there"):
+        merge.check_key(shards, course)  # never made by merge
+    mine = coursekey.fingerprint(coursekey.load(course))
+    with pytest.raises(merge.MergeError, match=f"graded with course key {other}, the course key in {course} is {mine}"):
+        merge.check_key(shards, course)
+    assert merge.main([str(f) for f in shards] + ["--out", str(out), "--quiet", "--key", str(course)]) == 2
+    assert "give --key FILE" in capsys.readouterr().err and not out.exists()
+    merge.check_key(shards, tmp_path / "other.key")  # the shards' own key: accepted
 
 
 def test_shard_records_hold_the_fingerprint_never_the_key(tmp_path):
@@ -104,6 +161,19 @@ def test_the_gradescope_zip_carries_the_key_private(tmp_path):
         assert stat.S_IMODE(info.external_attr >> 16) == 0o600
         others = [n for n in zf.namelist() if n != KEY_IN_ZIP]
         assert not [n for n in others if key.hex().encode() in zf.read(n)]  # only there
+
+
+def test_the_gradescope_harness_refuses_a_zip_without_a_key(tmp_path, monkeypatch):
+    from autograder.scale import gradescope
+
+    (tmp_path / "source").mkdir()
+    monkeypatch.delenv(coursekey.KEY_ENV)  # as on Gradescope: the zip's key or none
+    with pytest.raises(coursekey.CourseKeyError, match="carries no course key"):
+        gradescope._key_file(tmp_path)
+    assert gradescope.run_main(["--root", str(tmp_path)]) == 2
+    (tmp_path / "source" / KEY_IN_ZIP).write_text(coursekey.load(tmp_path / "k").hex() + "\n")
+    assert gradescope._key_file(tmp_path) == tmp_path / "source" / KEY_IN_ZIP
+    assert stat.S_IMODE((tmp_path / "source" / KEY_IN_ZIP).stat().st_mode) == 0o600
 
 
 def test_gradescope_draws_inputs_per_learner(tmp_path):
@@ -130,7 +200,10 @@ def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
     coursekey.claim(tmp_path, coursekey.load(tmp_path / "graded.key"))
     coursekey.load(key_file)
     assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(key_file)]) == 2
-    assert "was graded with key" in capsys.readouterr().err
+    assert f"was graded with course key {coursekey.fingerprint(coursekey.load(tmp_path / 'graded.key'))}, not" in (
+        said := capsys.readouterr().err
+    )
+    assert f"(the key in {key_file})" in said
     coursekey.load(tmp_path / "graded.key")
     assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "graded.key")]) == 2
     assert "holds no graded" in capsys.readouterr().err

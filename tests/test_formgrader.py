@@ -9,6 +9,7 @@ import csv
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -108,7 +109,7 @@ def _formgrader(out: Path):
                 time.sleep(0.5)
         else:
             pytest.fail("formgrader did not start")
-        yield base, token
+        yield proc, base, token
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -117,7 +118,7 @@ def _formgrader(out: Path):
 @pytest.mark.slow
 def test_the_formgrader_command_prints_a_url_whose_token_opens_it(graded):
     out, _ = graded
-    with _formgrader(out) as (base, token):
+    with _formgrader(out) as (_proc, base, token):
         page = urllib.request.urlopen(f"{base}/formgrader?token={token}", timeout=10).read().decode()
         assert "formgrader" in page.lower()
         with pytest.raises(OSError):  # without the token: refused
@@ -141,7 +142,7 @@ def test_scores_typed_in_formgrader_reach_grades_csv_through_export(graded):
     db = f"sqlite:///{out / '.course' / 'gradebook.db'}"
     with Gradebook(db, COURSE_ID) as gb:
         submission = gb.find_submission_notebook(NB, NB, "wes").id
-    with _formgrader(out) as (base, token), playwright.sync_playwright() as p:
+    with _formgrader(out) as (_proc, base, token), playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.goto(f"{base}/formgrader?token={token}")  # the URL the command printed: it logs the browser in
@@ -168,3 +169,39 @@ def test_scores_typed_in_formgrader_reach_grades_csv_through_export(graded):
     [row] = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))
     assert float(row["score"]) == result.score - test.max_score + 1.5
     assert row["overridden"] == test.name and row["needs_manual_grading"] == ""
+
+
+def _children(pid: int) -> list[int]:
+    """The live children of a process (Linux's /proc)."""
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(x) for x in text.split()]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")  # a zombie no longer runs (its parent reaps it)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stopped_formgrader_stops_its_jupyter_server(tmp_path, signum):
+    """A real `python -m autograder formgrader`, sent SIGTERM (or SIGHUP): its server is gone, not orphaned."""
+    Course(tmp_path / ".course").write_config()  # what the command needs of a results folder
+    with _formgrader(tmp_path) as (proc, _base, _token):
+        (server,) = _children(proc.pid)
+        assert "jupyter" in Path(f"/proc/{server}/cmdline").read_text()
+        proc.send_signal(signum)
+        code = proc.wait(timeout=30)
+        try:
+            for _ in range(100):
+                if _gone(server):
+                    break
+                time.sleep(0.1)
+            assert _gone(server), f"the jupyter server {server} outlived its formgrader"
+        finally:
+            if not _gone(server):
+                os.kill(server, signal.SIGKILL)  # the orphan this test found: not left running
+        assert code == 128 + signum  # stopped by the signal, having stopped its server

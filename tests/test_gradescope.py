@@ -12,21 +12,26 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SANDBOX_PROBLEM, grade_options
 from leak_plants import MARKER, planted_answers
 from support import PROBE_RULE_TEST, make_submission
 
 from autograder import paths
+from autograder.checks import coursekey
 from autograder.kernel import sandbox
 from autograder.kernel.launchers import KernelJob
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict
+from autograder.run import grade
+from autograder.scale import gradescope
 from autograder.scale.gradescope import build_zip, to_gradescope
 
 NB01 = "01_scaled_dot_product_attention"
+NB02 = "02_masks"
 STATUSES = {"passed", "failed"}
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 FORMATS = {"text", "html", "simple_format", "md", "ansi"}
@@ -97,10 +102,10 @@ def test_written_answers_and_messages_in_gradescope_terms():
     assert [t["visibility"] for t in at_once["tests"]] == ["visible"]
 
 
-def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published") -> Path:
+def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published", zip_path: Path | None = None) -> Path:
     """/autograder as Gradescope builds it: the zip unpacked into source/, run_autograder copied beside it, setup.sh run."""
     root = tmp_path / "autograder"
-    with zipfile.ZipFile(build_zip(tmp_path / "autograder.zip", hidden_outcomes)) as zf:
+    with zipfile.ZipFile(zip_path or build_zip(tmp_path / "autograder.zip", hidden_outcomes)) as zf:
         zf.extractall(root / "source")
     for name in ("setup.sh", "run_autograder"):
         os.chmod(root / "source" / name, 0o755)  # zipfile drops the modes Gradescope's unzip keeps
@@ -121,8 +126,9 @@ def _autograder_root(tmp_path, nb, hidden_outcomes: str = "after_published") -> 
     return root
 
 
-def _run_autograder(root: Path, **env) -> dict:
+def _run_autograder(root: Path, drop: tuple[str, ...] = (), **env) -> dict:
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_VENV": sys.prefix, **env}
+    env = {k: v for k, v in env.items() if k not in drop}
     proc = subprocess.run(
         [str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900, cwd=root
     )
@@ -233,3 +239,72 @@ def test_reduced_sandbox_where_bubblewrap_is_unusable(tmp_path):
     assert uid >= sandbox.SANDBOX_UID, "learner code ran as the grader's user"
     assert printed.count("PROBE denied") == len(secrets) + 1, printed
     assert "PROBE READ" not in printed and "PROBE WROTE" not in printed, printed
+
+
+def _replay(results: Path, student: str, save: Path) -> str:
+    """`python -m autograder replay` as an instructor types it: no --key, no --seed-id (the defaults find them)."""
+    cmd = [sys.executable, "-m", "autograder", "replay", str(results), student, NB01, REPLAYED, "--save", str(save)]
+    done = subprocess.run(cmd + (["--unsafe"] if SANDBOX_PROBLEM else []), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _inputs(save: Path) -> list:
+    return [v for k, v in sorted(np.load(save).items()) if ".in." in k]
+
+
+REPLAYED = "test_matches_torch"  # its inputs are drawn from the course key
+
+
+@pytest.mark.slow
+def test_gradescope_and_grade_share_the_course_key_and_replay(tmp_path):
+    """One key by default: the zip's (from `gradescope`), `grade`'s and `replay`'s; a Gradescope grade replays here."""
+    assert gradescope.main(["--out", str(tmp_path / "autograder.zip")]) == 0  # the course's key, found by default
+    nb = nbformat.read(paths.DATA / "submissions" / "cy" / f"{NB01}.ipynb", as_version=4)  # a partial answer
+    root = _autograder_root(tmp_path, nb, zip_path=tmp_path / "autograder.zip")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 4242, "email": "cy@x.org"}]}))
+    online = _run_autograder(root, drop=(coursekey.KEY_ENV,))  # as on Gradescope: only the zip's key
+    harness = root / "work" / "results"
+    subs = tmp_path / "subs" / "cy"  # the learner's notebook, downloaded from Gradescope, graded here
+    subs.mkdir(parents=True)
+    nbformat.write(nb, subs / f"{NB01}.ipynb")
+    local = grade.grade(grade_options(subs.parent, tmp_path / "R", seed_id="gradescope:4242"))[0]
+    assert (harness / "key.json").read_text() == (tmp_path / "R" / "key.json").read_text()  # one fingerprint
+    graded = {t["name"].split(" · ")[1]: t["score"] for t in online["tests"] if t["max_score"] > 0}
+    assert {t.name: t.score for t in local.tests if not t.manual} == graded and 0 < local.score < local.auto_max
+    assert local.seed_id == "gradescope:4242"
+    said = _replay(harness, "submission", tmp_path / "online.npz")  # Gradescope's own run, replayed here
+    _replay(tmp_path / "R", "cy", tmp_path / "local.npz")
+    online_inputs, local_inputs = _inputs(tmp_path / "online.npz"), _inputs(tmp_path / "local.npz")
+    assert online_inputs and len(online_inputs) == len(local_inputs)
+    assert all(np.array_equal(a, b) for a, b in zip(online_inputs, local_inputs, strict=True))
+    score = graded[REPLAYED]
+    assert f"score now {score:g}/" in said and f"graded run: {score:g}/" in said
+    other = grade.grade(grade_options(subs.parent, tmp_path / "R2"))[0]  # drawn for "cy": other inputs
+    _replay(tmp_path / "R2", "cy", tmp_path / "other.npz")
+    other_inputs = _inputs(tmp_path / "other.npz")
+    assert other.seed_id == "" and any(
+        a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(other_inputs, local_inputs, strict=True)
+    )
+
+
+@pytest.mark.slow
+def test_run_autograder_starts_clean_in_a_root_that_graded_another_learner(tmp_path):
+    nb01 = make_submission(NB01, None)
+    root = _autograder_root(tmp_path, nb01)
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 1}]}))
+    first = _run_autograder(root)
+    assert first["tests"] and all(t["name"].startswith(NB01) for t in first["tests"])
+    for old in (root / "submission").iterdir():  # the next learner hands in notebook 02 only
+        old.unlink()
+    nbformat.write(make_submission(NB02, None), root / "submission" / f"{NB02}.ipynb")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": 2}]}))
+    second = _run_autograder(root)
+    names = [t["name"] for t in second["tests"]]
+    assert names and all(n.startswith(NB02) for n in names), names  # nothing of the first learner's
+    held = [p.name for p in (root / "work" / "results" / ".state").iterdir()]
+    assert held == ["submission"] and [
+        p.name for p in (root / "work" / "results" / ".state" / "submission").glob("*.json")
+    ] == [f"{NB02}.json"]
+    assert NB01 not in (root / "work" / "results" / "grades.csv").read_text()

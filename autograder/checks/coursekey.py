@@ -3,13 +3,16 @@
 A course makes its key once (32 random bytes in a file only its owner can read) and keeps
 it: every run, resume, shard and machine given the same key draws the same hidden inputs
 for the same learner, so a grade can be reproduced (`python -m autograder replay`), and
-two learners never get the same inputs. Where it lives, first found:
+two learners never get the same inputs. A course has one key, which `grade`, `gradescope`,
+`merge` and `replay` all look for in the same places, first found:
 
-1. `--key FILE` (grade, replay, merge, gradescope),
+1. `--key FILE`,
 2. the file named by `AUTOGRADER_KEY_FILE`,
-3. `RESULTS/.key` (made by the first `grade` into that results folder).
+3. `build/course.key` in this checkout (git ignores build/; DEFAULT_KEY).
 
-A missing file is created (mode 0600, atomically: two shards starting at once get one key).
+`grade` and `gradescope` make a missing file (mode 0600, atomically: two shards starting at once
+get one key); `replay` and `merge` never make one. Results folders graded before this default
+hold their key in `RESULTS/.key` (legacy_key): a refusal names it.
 The key itself is never written anywhere else; results folders and shard records hold its
 fingerprint (`fingerprint`), which names it without revealing it.
 """
@@ -23,25 +26,37 @@ import os
 import secrets
 from pathlib import Path
 
+from autograder import paths
 from autograder.results_folder import ResultsFolder
 
 KEY_ENV = "AUTOGRADER_KEY_FILE"
 KEY_BYTES = 32
+DEFAULT_KEY = paths.BUILD / "course.key"  # the course's one place when no other is named
+WHERE = f"--key FILE, else ${KEY_ENV}, else build/course.key"  # the search, as errors say it
 
 
 class CourseKeyError(ValueError):
     """A key file that cannot be used, or a results folder graded with another key."""
 
 
-def locate(explicit: Path | None, results: Path | None) -> Path:
-    """Where the key is: --key, else $AUTOGRADER_KEY_FILE, else RESULTS/.key."""
+def locate(explicit: Path | None = None) -> Path:
+    """Where the course's one key is: --key, else $AUTOGRADER_KEY_FILE, else build/course.key."""
     if explicit is not None:
         return Path(explicit)
     if os.environ.get(KEY_ENV):
         return Path(os.environ[KEY_ENV])
-    if results is None:
-        raise CourseKeyError(f"no course key: give --key FILE or set {KEY_ENV}")
-    return ResultsFolder(results).key_file
+    return DEFAULT_KEY
+
+
+def named(explicit: Path | None = None) -> bool:
+    """Whether the key's place was named (--key or $AUTOGRADER_KEY_FILE), not the default."""
+    return explicit is not None or bool(os.environ.get(KEY_ENV))
+
+
+def legacy_key(results: Path) -> Path | None:
+    """RESULTS/.key, where a folder graded before build/course.key was the default keeps its key, or None."""
+    path = ResultsFolder(results).key_file
+    return path if path.is_file() else None
 
 
 def load(path: Path, create: bool = True) -> bytes:
@@ -49,7 +64,7 @@ def load(path: Path, create: bool = True) -> bytes:
     path = Path(path)
     if not path.exists():
         if not create:
-            raise CourseKeyError(f"{path}: no course key there")
+            raise CourseKeyError(f"{path}: no course key there (looked for: {WHERE})")
         _create(path)
     if os.name == "posix" and path.stat().st_mode & 0o077:
         raise CourseKeyError(f"{path}: the course key is readable by others; chmod 600 {path}")
@@ -103,8 +118,11 @@ def answers_digest(sources: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def claim(results: Path, key: bytes) -> None:
-    """Record the key's fingerprint in RESULTS/key.json; refuse a folder graded with another key."""
+def claim(results: Path, key: bytes, source: Path | None = None) -> None:
+    """Record the key's fingerprint in RESULTS/key.json; refuse a folder graded with another key.
+
+    source: the file the key came from, named in the refusal.
+    """
     record = ResultsFolder(results).key_record  # the fingerprint of the key it was graded with
     mine = fingerprint(key)
     if record.exists():
@@ -113,14 +131,24 @@ def claim(results: Path, key: bytes) -> None:
         except (OSError, ValueError, AttributeError):
             held = None
         if held != mine:
-            raise CourseKeyError(
-                f"{results} was graded with course key {held}, not {mine}: give the same key "
-                f"(--key FILE or {KEY_ENV}), or grade into a new folder"
-            )
+            raise CourseKeyError(refusal(results, held, mine, source))
         return
     from autograder.results import write_json_atomic
 
     write_json_atomic(record, {"fingerprint": mine})
+
+
+def refusal(results: Path, held: str | None, mine: str, source: Path | None) -> str:
+    """Why a folder graded with key `held` refuses key `mine` (from `source`), and what to give instead."""
+    text = f"{results} was graded with course key {held}, not {mine}" + (f" (the key in {source})" if source else "")
+    old = legacy_key(results)
+    if old is not None and old != source:
+        try:
+            if fingerprint(load(old, create=False)) == held:
+                return f"{text}: its key is {old}, the old default; move it to {DEFAULT_KEY} or give --key {old}"
+        except CourseKeyError:
+            pass
+    return f"{text}: give the key it was graded with ({WHERE}), or grade into a new folder"
 
 
 def held_by(results: Path) -> str | None:

@@ -5,7 +5,8 @@ nbgrader's formgrader extension only, on 127.0.0.1 and a free port, with a fresh
 prints the URL to open (token included). As root it passes `--allow-root`. Scores typed
 there (written answers, and overrides of a test's score) reach the reports with
 `python -m autograder export RESULTS`. Its Autograde button is refused by the course's
-config (it would run learner code without the sandbox).
+config (it would run learner code without the sandbox). Ctrl-C, SIGTERM or SIGHUP (a
+service manager's stop, a closed terminal) stops the server too, never leaving it running.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -52,10 +54,44 @@ def main(argv: list[str] | None = None) -> int:
     port, token = args.port or free_port(args.ip), secrets.token_hex(24)
     print(f"formgrader: http://{args.ip}:{port}/formgrader?token={token}", flush=True)
     print(f"stop it with Ctrl-C, then: python -m autograder export {args.results}", flush=True)
-    proc = subprocess.Popen(command(port, token, args.ip), cwd=course)
+    return serve(command(port, token, args.ip), course)
+
+
+class Stopped(Exception):
+    """A stop signal this process was sent (SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, _frame) -> None:
+    raise Stopped(signum)
+
+
+def serve(argv: list[str], cwd: Path) -> int:
+    """Run the server until it ends or this process is stopped (Ctrl-C: 0; a signal: 128 + it), then stop it."""
+    proc = subprocess.Popen(argv, cwd=cwd)
+    before = {s: signal.signal(s, _raise_stopped) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return proc.wait()
     except KeyboardInterrupt:
-        proc.terminate()
-        proc.wait(timeout=10)
         return 0
+    except Stopped as stop:
+        return 128 + stop.signum
+    finally:
+        _stop(proc)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Terminate the server (as Ctrl-C would), and kill it if it has not gone in 10 s."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -4,8 +4,9 @@
 
 For a regrade request. The learner's saved submission (RESULTS/.state) is graded again,
 exactly as `grade` does (rebuilt, sandboxed kernel, the checks in this process), with the
-course key the folder was graded with, so the hidden inputs are the very ones of the
-graded run. While TEST runs, every call of the learner's code (its inputs and outputs)
+course's one key (found as `grade` finds it; a folder graded with another is refused, naming
+both) and for the learner id the run recorded (a Gradescope run's), so the hidden inputs are
+the very ones of the graded run. While TEST runs, every call of the learner's code (its inputs and outputs)
 and every check (the learner's value, the expected one, the tolerance) is recorded and
 printed (--full: large arrays unabridged); --save writes every array of it to an .npz file. The output holds hidden inputs
 and expected values: it is for the instructor, never for the learner.
@@ -174,11 +175,13 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
     ]
     if test not in tests:
         raise ReplayError(f"{notebook} has no test {test!r} (its tests: {', '.join(tests)})")
-    key = coursekey.load(coursekey.locate(key_file, results), create=False)
+    key_path = coursekey.locate(key_file)
+    key = coursekey.load(key_path, create=False)
     held = coursekey.held_by(results)
     if held is not None and held != coursekey.fingerprint(key):
-        raise ReplayError(f"{results} was graded with key {held}, this is key {coursekey.fingerprint(key)}")
+        raise ReplayError(coursekey.refusal(results, held, coursekey.fingerprint(key), key_path))
     submitted, old = saved_submission(results, student, notebook)
+    seed_id = seed_id or old.get("seed_id", "")  # the id the graded run drew for (a Gradescope run's)
     course, _ = grade.prepare(ResultsFolder(results), [notebook])
     how = launchers.choose(unsafe)
     with tempfile.TemporaryDirectory(prefix="replay-") as work:
@@ -209,9 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebook")
     parser.add_argument("test", help="the test's grade_id (as in results.json)")
     parser.add_argument(
-        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)"
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key)"
     )
-    parser.add_argument("--seed-id", default="", help="the learner id the inputs were drawn for, if not STUDENT")
+    parser.add_argument(
+        "--seed-id",
+        default="",
+        help="draw the inputs for this learner id (default: the one the graded run recorded, else STUDENT)",
+    )
     parser.add_argument("--save", type=Path, help="write every array shown to this .npz file")
     parser.add_argument("--full", action="store_true", help="print every value of large arrays (default: summarised)")
     parser.add_argument("--unsafe", action="store_true", help="run the learner's code without the sandbox")

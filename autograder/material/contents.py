@@ -110,12 +110,17 @@ def update_readme(names: list[str]) -> bool:
     return new != text
 
 
+def reexecute_command(name: str) -> str:
+    """The command that re-executes a solution notebook in place, refreshing the outputs nbval compares."""
+    return f"jupyter nbconvert --to notebook --execute --inplace solutions/{name}.ipynb"
+
+
 def main() -> int:
     """Bring README's table and every solution's self-check cell up to date with the notebooks."""
     names = paths.notebook_names()
     for name in names:
         if sync_notebook(name):
-            print(f"self-check cell rewritten: {name} (re-execute it)")
+            print(f"self-check cell rewritten: {name}; re-execute it: {reexecute_command(name)}")
     if update_readme(names):
         print("README notebook table rewritten")
     return 0

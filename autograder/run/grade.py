@@ -41,7 +41,7 @@ from autograder.results_folder import ResultsFolder
 from autograder.run import interrupt, late, overrides, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, summary, table, write_reports
-from autograder.submissions import intake, roster
+from autograder.submissions import canvas_times, intake, roster
 
 if TYPE_CHECKING:
     from autograder.gradebook.records import Session
@@ -71,9 +71,7 @@ class Options:
     # jobs in this process, not in spawned workers: only for tests that patch the worker's
     # functions (an out-of-memory job would then end the run, and torch is imported here)
     in_process: bool = False
-    key_file: Path | None = (
-        None  # the course key (autograder.checks.coursekey; default $AUTOGRADER_KEY_FILE, RESULTS/.key)
-    )
+    key_file: Path | None = None  # the course key (coursekey.locate: default $AUTOGRADER_KEY_FILE, build/course.key)
     seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
     similarity: bool = False  # write the similarity report at the end (autograder.run.similarity)
     roster: Path | None = None  # the class roster CSV (autograder.submissions.roster)
@@ -103,8 +101,13 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
         host_failure = Problem.HOST in problems(old.result.errors) if old else False
-        if old and old.digest == digest and old.result.content_hash == item.content_hash and not host_failure:
-            continue  # unchanged submission, same sources and engine: keep its grade (a host failure is retried)
+        kept = old and (old.digest, old.result.content_hash, old.result.seed_id) == (
+            digest,
+            item.content_hash,
+            opts.seed_id,
+        )
+        if kept and not host_failure:
+            continue  # unchanged submission, same sources, engine and inputs: keep its grade (a host failure is retried)
         todo.append(
             Job(
                 student_id=item.student_id,
@@ -357,14 +360,18 @@ def _similarity(out: Path, results: list[NotebookResult], anew: bool) -> None:
 
 
 def _course_key(opts: Options) -> bytes:
-    """The course key for this run (made if missing), recorded by fingerprint; shards must name theirs."""
-    if opts.shard is not None and opts.key_file is None and not os.environ.get(coursekey.KEY_ENV):
+    """The course's one key (coursekey.locate; made if missing), recorded by fingerprint.
+
+    A sharded run never makes the default one: each machine's checkout would make its own.
+    """
+    path = coursekey.locate(opts.key_file)
+    if opts.shard is not None and not coursekey.named(opts.key_file) and not path.exists():
         raise coursekey.CourseKeyError(
-            f"a sharded run needs the course's one key: give --key FILE or set {coursekey.KEY_ENV} "
-            "(the same file for every shard; it is made on first use)"
+            f"a sharded run needs the course's one key and there is none at {path}: copy the course's key "
+            f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (made on first use)"
         )
-    key = coursekey.load(coursekey.locate(opts.key_file, opts.out))
-    coursekey.claim(opts.out, key)
+    key = coursekey.load(path)
+    coursekey.claim(opts.out, key, path)
     return key
 
 
@@ -467,7 +474,13 @@ def main(argv: list[str] | None = None) -> int:
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
     parser.add_argument(
-        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else RESULTS/.key)"
+        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
+    )
+    parser.add_argument(
+        "--seed-id",
+        default="",
+        help="draw every submission's hidden inputs for this learner id, e.g. a Gradescope learner's "
+        "gradescope:<user id>, to grade their notebook here as Gradescope did (README)",
     )
     parser.add_argument("--no-similarity", action="store_true", help="skip the similarity report")
     args = parser.parse_args(argv)
@@ -502,6 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         quiet=args.quiet,
     )
     opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
+    opts.seed_id = args.seed_id
     opts.roster, opts.late = args.roster, args.late
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
@@ -518,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         coursekey.CourseKeyError,
         roster.RosterError,
         late.LateError,
+        canvas_times.CanvasTimesError,
     ) as exc:  # a missing, unwritable, busy or other shard's folder
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2

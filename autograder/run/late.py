@@ -14,8 +14,8 @@ The policy is a TOML file, given once as `grade --late late.toml` and kept as RE
     grace_minutes = 0
     # zero = true              # instead: late work scores 0 (nbgrader's ZeroLatePlugin rule)
 
-Submission times, the first found: the LMS download's own (Blackboard's attempt time),
-nbgrader's `timestamp.txt` in the learner's folder (`2026-12-01 10:00:00.000000 UTC`), or a
+Submission times, the first found: the LMS download's own (Blackboard's attempt time, or
+Canvas's from its submissions list, autograder.submissions.canvas_times), nbgrader's `timestamp.txt` in the learner's folder (`2026-12-01 10:00:00.000000 UTC`), or a
 row of SUBMISSIONS/timestamps.csv (`student_id,notebook,timestamp`; a blank notebook means
 all). They are kept in RESULTS/timestamps.json. A Canvas `_LATE` name with no time is noted,
 not penalised: there is nothing to measure it by.

@@ -138,6 +138,7 @@ def run_job(job: Job, uid: int = sandbox.SANDBOX_UID) -> tuple[NotebookResult, n
     result = NotebookResult(
         student_id=job.student_id, notebook=job.notebook, status=Status.GRADED, content_hash=job.content_hash
     )
+    result.seed_id = job.seed_id  # replay draws the same inputs from it
     source = nbformat.read(job.source_path, as_version=4)
     release = nbformat.read(job.release_path, as_version=4)
     nb, result.flags = rebuild(source, release, nbformat.from_dict(job.submitted))

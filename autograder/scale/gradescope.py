@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -174,10 +175,14 @@ def to_gradescope(results: list[NotebookResult], hidden_outcomes: str = "after_p
 
 
 def _key_file(root: Path) -> Path | None:
-    """The key the zip carries (made private to root), or None (then $AUTOGRADER_KEY_FILE or a new one)."""
+    """The key the zip carries (made private to root); refuses a zip without one unless $AUTOGRADER_KEY_FILE names it."""
     path = root / "source" / KEY_IN_ZIP
     if not path.exists():
-        return None
+        if coursekey.named():
+            return None  # a test's or a mirror's own key file: the run looks it up there
+        raise coursekey.CourseKeyError(
+            f"{path}: the autograder zip carries no course key; build it with python -m autograder gradescope"
+        )
     os.chmod(path, 0o600)  # Gradescope unzips without modes: only the harness reads it
     return path
 
@@ -221,6 +226,10 @@ def run(root: Path, prepare_only: bool = False) -> dict:
         grade.prepare(opts.folder, paths.notebook_names(), opts.limits.cell_seconds)
         return {}
     _choose_sandbox(opts, root)
+    # a fresh start each run: Gradescope may run a learner's submission in a root that graded
+    # another's, whose saved grades, gradebook rows and feedback must not be this one's
+    # (the course set-up comes back from the course cache that setup.sh filled)
+    shutil.rmtree(opts.out, ignore_errors=True)
     shutil.rmtree(opts.submissions, ignore_errors=True)
     (opts.submissions / "submission").mkdir(parents=True)
     for path in (root / "submission").rglob("*.ipynb"):
@@ -250,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
     )
     args = parser.parse_args(argv)
-    key_path = args.key or (Path(os.environ[coursekey.KEY_ENV]) if os.environ.get(coursekey.KEY_ENV) else None)
-    key_path = key_path or paths.BUILD / "course.key"
+    key_path = coursekey.locate(args.key)  # the one `grade`, `merge` and `replay` find too
     try:
         key = coursekey.load(key_path)
     except (coursekey.CourseKeyError, OSError) as exc:
@@ -269,7 +277,11 @@ def run_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")))
     parser.add_argument("--prepare", action="store_true", help="build the course folder only")
     args = parser.parse_args(argv)
-    data = run(args.root.resolve(), args.prepare)
+    try:
+        data = run(args.root.resolve(), args.prepare)
+    except coursekey.CourseKeyError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
     if args.prepare:
         print("course ready")
         return 0

@@ -13,7 +13,9 @@ nbgrader's own API into a gradebook set up from the same sources.
 
 It refuses, before writing anything: a folder that is not a finished shard, shards
 graded from different sources or engine versions (or from other sources than this
-checkout's), shards graded with different course keys (their fingerprints differ), shards of
+checkout's), shards graded with different course keys (their fingerprints differ) or with
+another key than the course's one (found as `grade` finds it: --key FILE, $AUTOGRADER_KEY_FILE,
+build/course.key; the shards' fingerprint must be its), shards of
 different counts, the same shard twice, a missing shard, a learner found in two shards or in a
 shard their id does not hash to, and a notebook its shard's host could not grade (grade exited
 3: run that shard again).
@@ -32,6 +34,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+from autograder.checks import coursekey
 from autograder.gradebook.course import COURSE_ID, Course
 from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
@@ -285,7 +288,24 @@ def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: 
     return grade.finish(merged, grade.Recorder(merged, course), similarity=True)
 
 
-def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookResult]:
+def check_key(folders: list[Path], key_file: Path | None = None) -> None:
+    """Refuse shards graded with another key than the course's one (coursekey.locate), naming its file."""
+    held = next(((sharding.read(f) or {}).get("key", "") for f in folders), "")  # one: check() saw to it
+    if not held:
+        return  # shards that recorded no key (before fingerprints): nothing to compare
+    path = coursekey.locate(key_file)
+    try:
+        mine = coursekey.fingerprint(coursekey.load(path, create=False))
+    except coursekey.CourseKeyError as exc:
+        raise MergeError(f"the shards were graded with course key {held}, and {exc}") from None
+    if mine != held:
+        raise MergeError(
+            f"the shards were graded with course key {held}, the course key in {path} is {mine}: "
+            "give --key FILE, the file the shards were given"
+        )
+
+
+def merge(folders: list[Path], out: Path, quiet: bool = False, key_file: Path | None = None) -> list[NotebookResult]:
     """Merge the shards' results folders into `out` (new or empty); returns every result."""
     folders = [f.resolve() for f in folders]
     out = out.resolve()
@@ -294,6 +314,7 @@ def merge(folders: list[Path], out: Path, quiet: bool = False) -> list[NotebookR
     if out.exists() and any(out.iterdir()):
         raise MergeError(f"--out {out} is not empty: merge writes a new results folder")
     digest, states = check(folders)
+    check_key(list(states), key_file)  # the merged folder is then graded and replayed with the course's key
     names = grade.paths.notebook_names()
     here = f"{grade.sources_digest(names)}-{grade.ENGINE_VERSION}"
     if here != digest:
@@ -320,10 +341,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("shards", type=Path, nargs="+", help="the shards' results folders (K = 1..N, each once)")
     parser.add_argument("--out", type=Path, required=True, help="the merged results folder (new or empty)")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--key",
+        type=Path,
+        help=f"the course key file the shards were given (default ${coursekey.KEY_ENV}, else build/course.key)",
+    )
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        results = merge(args.shards, args.out, args.quiet)
+        results = merge(args.shards, args.out, args.quiet, args.key)
     except (MergeError, OSError, runlock.RunBusy) as exc:
         print(f"ERROR: cannot merge: {exc}", file=sys.stderr)
         return 2

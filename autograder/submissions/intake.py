@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import nbformat
 
 from autograder.results import NotebookResult, Status
-from autograder.submissions import lms
+from autograder.submissions import canvas_times, lms
 
 if TYPE_CHECKING:
     from autograder.submissions.roster import Roster
@@ -44,7 +44,8 @@ ZIP = "(zip)"  # a zip archive that cannot be opened or is unsafe
 UNEXPECTED = "(unexpected file)"  # a file (or link) not named like any course notebook
 DUPLICATE = "#duplicate"  # suffix: the same notebook handed in more than once
 LABELS = (WHOLE, ZIP, UNEXPECTED)
-INSTRUCTOR_FILES = ("timestamps.csv",)  # beside the submissions, not one (autograder.run.late)
+# beside the submissions, not one: times typed in (autograder.run.late) or saved from Canvas (canvas_times)
+INSTRUCTOR_FILES = ("timestamps.csv", canvas_times.FILE)
 
 
 @dataclass(kw_only=True)
@@ -423,7 +424,7 @@ def collect(
     out: list[Submission | NotebookResult] = []
     first_case: dict[str, str] = {}
     entries = sorted(e for e in submissions.iterdir() if not e.name.startswith(".") and e.name not in INSTRUCTOR_FILES)
-    plain = _lms_entries(entries, cat, roster, out)
+    plain = _lms_entries(entries, cat, roster, out, canvas_times.load(submissions))
     for entry in plain:
         try:
             _entry(entry, cat, first_case, out)
@@ -434,7 +435,9 @@ def collect(
     return _settle(out)
 
 
-def _lms_entries(entries: list[Path], cat: _Catalog, roster: Roster | None, out: list) -> list[Path]:
+def _lms_entries(
+    entries: list[Path], cat: _Catalog, roster: Roster | None, out: list, times: canvas_times.Times
+) -> list[Path]:
     """Read the entries an LMS download named (the latest copy of each notebook); returns the others."""
     found, plain = [], []
     for entry in entries:
@@ -447,6 +450,10 @@ def _lms_entries(entries: list[Path], cat: _Catalog, roster: Roster | None, out:
         else:
             found += got
     kept, _older = lms.latest(found, cat.exact)
+    for item in (f for f in kept if f.platform == "canvas"):  # Canvas's names give no time: its API list does
+        user = item.extra.get("canvas_user", "")
+        item.submitted = item.submitted or times.when(user, item.extra.get("attachment", ""))
+        item.late = item.late or user in times.late
     for item in kept:
         try:
             _lms_file(item, cat, out)

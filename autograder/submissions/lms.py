@@ -111,6 +111,7 @@ def canvas(path: Path, roster: Roster | None) -> Found | None:
         order=order,
         late=late,
         name="" if anonymous else m["name"],
+        extra={"canvas_user": m["uid"], "attachment": m["att"]},  # what canvas_times keys its times by
     )
 
 
