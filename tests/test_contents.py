@@ -110,3 +110,13 @@ def test_the_reexecute_command_refreshes_a_solution_in_place(tmp_path):
     code = [c for c in fresh.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code) and not [o for c in code for o in c.outputs if o.output_type == "error"]
     assert sum(len(c.outputs) for c in code) == sum(len(c.outputs) for c in committed.cells if c.cell_type == "code")
+
+
+def test_readme_names_only_what_the_learner_writes():
+    """Issue 51: a definition an answer cell gives whole (09's KVCache, graded in 08) is not listed as asked."""
+    given = (
+        'class KVCache:\n    """Given."""\n\n\ndef sample():\n    ### BEGIN SOLUTION\n    pass\n    ### END SOLUTION\n'
+    )
+    assert contents.defined_names(given) == ["sample"]
+    assert contents.defined_names("def f():\n    return 1\n") == ["f"]  # a cell with no region: all it defines
+    assert "`KVCache`" in contents.table_row(NAMES[7]) and "`KVCache`" not in contents.table_row(NAMES[8])

@@ -22,12 +22,19 @@ SELF_CHECK_IMPORT = "from workbook import self_check"
 
 
 def defined_names(source: str) -> list[str]:
-    """The functions and classes an answer cell defines (its grade_id's contract), in order."""
+    """The functions and classes an answer cell asks the learner to write (its grade_id's contract), in order.
+
+    A definition the cell gives whole (09's KVCache, graded in 08) holds no solution region and is
+    left out: the table says what a learner writes, not what the cell holds.
+    """
     try:
-        tree = ast.parse(answers.strip_markers(source))
+        tree = ast.parse(source)  # the markers are comments: line numbers stay the source's
     except SyntaxError:
         return []
-    return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    marks = [i for i, line in enumerate(source.splitlines(), 1) if line.strip() == "### BEGIN SOLUTION"]
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    asked = [n for n in defs if any(n.lineno <= m <= (n.end_lineno or n.lineno) for m in marks)]
+    return [n.name for n in (asked if marks else defs)]
 
 
 def implemented(nb) -> list[str]:
