@@ -50,6 +50,7 @@ COMPOSITES = {
         ("torch.nn.modules.activation", "MultiheadAttention.forward"),
         ("torch.ao.nn.quantizable.modules.activation", "MultiheadAttention.forward"),
         ("torch.nn.attention.flex_attention", "flex_attention"),
+        ("torch.nn.attention.flex_attention", "flex_attention_hop"),  # the higher-order op it calls
     ],
     "layer_norm": [],
     "rms_norm": [],
@@ -112,7 +113,11 @@ FAMILY_OF = {
     "get_total_norm": "clip",
 }
 
-KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU")
+KEYS = (
+    "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd", "CPU", "CUDA", "MPS", "XPU",
+    "FuncTorchBatched", "FuncTorchBatchedDecomposition", "NestedTensorCPU", "NestedTensorCUDA", "AutogradNestedTensor", "SparseCPU", "SparseCUDA",
+    "QuantizedCPU", "QuantizedCUDA",
+)  # fmt: skip
 """The dispatch keys a refusing kernel is registered under: whichever one an operator runs under first."""
 
 
@@ -173,7 +178,47 @@ def make_controller():
     for family, places in COMPOSITES.items():
         for module, path in places:
             _guard(module, path, family, armed, refuse)
+    _guard_vmap(armed, refuse)
     return types.SimpleNamespace(arm=arm, disarm=disarm, drain=drain)
+
+
+def _guard_vmap(armed, refuse):
+    """torch.vmap's batching rules run an operator's composite kernel in C++, past the refusing ones: while a
+    family is armed, a vmapped function runs under a mode that refuses the family's functions by name."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    original = getattr(torch, "vmap", None)
+    if original is None:
+        return
+    patterns = {family: re.compile(OPERATORS[family]) for family in OPERATORS}
+
+    class RefuseMode(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = str(getattr(func, "__name__", func))
+            for family in armed:
+                if patterns[family].search(name):
+                    refuse(family, name)
+            return func(*args, **(kwargs or {}))
+
+    def vmap(*args, **kwargs):
+        batched = original(*args, **kwargs)
+
+        def run(*inputs, **named):
+            if not armed - {"process"}:
+                return batched(*inputs, **named)
+            with RefuseMode():
+                return batched(*inputs, **named)
+
+        return run
+
+    vmap.__doc__, vmap.__name__ = original.__doc__, "vmap"
+    for other in list(sys.modules.values()):
+        try:
+            if str(getattr(other, "__name__", "")).startswith("torch") and getattr(other, "vmap", None) is original:
+                other.vmap = vmap
+        except Exception:  # noqa: BLE001, S110 - a module that will not be read is one that does not name it
+            pass
 
 
 def _refusing_kernel(refuse, family, name):
@@ -204,7 +249,9 @@ def _guard(module_name, path, family, armed, refuse):
         return original(*args, **kwargs)
 
     for field in ("__name__", "__qualname__", "__doc__", "__module__"):
-        setattr(guarded, field, getattr(original, field, None))
+        value = getattr(original, field, None)
+        if isinstance(value, str):  # (a higher-order operator's are not all strings)
+            setattr(guarded, field, value)
     setattr(owner, attr, guarded)
     if not parents:  # the same function under other names (torch.nn.utils.clip_grad_norm_, torch.optim._functional)
         for other in list(sys.modules.values()):

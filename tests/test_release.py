@@ -21,10 +21,12 @@ def test_notebooks_folder_equals_a_fresh_release(released, name):
     assert committed.read_text() == fresh, f"notebooks/{name}.ipynb drifted from solutions/: run release"
 
 
-def test_the_learners_workbook_module_is_the_graders():
-    """notebooks/workbook.py (the bundle's, and what Colab fetches) is a copy that release writes: never stale."""
-    committed = paths.NOTEBOOKS / "workbook.py"
-    assert committed.read_bytes() == paths.WORKBOOK.read_bytes(), "notebooks/workbook.py drifted: run release"
+@pytest.mark.parametrize("helper", sorted(paths.LEARNER_HELPERS))
+def test_the_learners_helper_modules_are_the_graders(helper):
+    """notebooks/workbook.py and wb_refusal.py (the bundle's, what Colab fetches) are copies release writes: never stale."""
+    committed = paths.NOTEBOOKS / helper
+    source = paths.LEARNER_HELPERS[helper]
+    assert committed.read_bytes() == source.read_bytes(), f"notebooks/{helper} drifted: run release"
 
 
 def test_no_stray_student_notebooks():
