@@ -130,7 +130,9 @@ def make_controller():
     import torch
     from torch.library import Library
 
-    armed, record, held = set(), [], []
+    armed: set[str] = set()
+    record: list = []
+    held: list = []
 
     def refuse(family, name):
         record.append(name)
@@ -216,7 +218,7 @@ def _guard_vmap(armed, refuse):
     for other in list(sys.modules.values()):
         try:
             if str(getattr(other, "__name__", "")).startswith("torch") and getattr(other, "vmap", None) is original:
-                other.vmap = vmap
+                setattr(other, "vmap", vmap)  # noqa: B010 - any torch module: mypy cannot know which name vmap
         except Exception:  # noqa: BLE001, S110 - a module that will not be read is one that does not name it
             pass
 
@@ -234,7 +236,7 @@ def _guard(module_name, path, family, armed, refuse):
         __import__(module_name)
     except ImportError:
         return
-    owner = sys.modules[module_name]
+    owner: object = sys.modules[module_name]
     *parents, attr = path.split(".")
     for part in parents:
         owner = getattr(owner, part, None)
@@ -272,7 +274,7 @@ def publish():
         return box.pop() if box else None
 
     module = types.ModuleType("_wb_refusal")
-    module.claim = claim
+    setattr(module, "claim", claim)  # noqa: B010 - a module made here: its attributes are not declared
     sys.modules["_wb_refusal"] = module
 
 

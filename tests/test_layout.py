@@ -77,3 +77,26 @@ def test_a_planted_upward_import_is_found(tmp_path):
         "kernel/launchers.py: kernel -> run",
         "stray/x.py: stray -> paths",
     ]
+
+
+def _map_rows() -> dict[str, str]:
+    """CONTRIBUTING.md's architecture table: its first cell (a folder, a module or 'top level') -> the row."""
+    rows = {}
+    for line in (paths.ROOT / "CONTRIBUTING.md").read_text().splitlines():
+        if line.startswith("| ") and not line.startswith("| folder") and not line.startswith("|---"):
+            rows[line.split("|")[1].strip().strip("`")] = line
+    return rows
+
+
+def test_every_module_is_named_in_the_contributors_map():
+    """Issue 50: CONTRIBUTING's map names every module of the package in its folder's row (it cannot drift)."""
+    rows, package = _map_rows(), paths.ROOT / "autograder"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        parts = path.relative_to(package).parts
+        row = rows.get(f"{parts[0]}/", "") if len(parts) > 1 else rows.get(path.name, rows.get("top level", ""))
+        if f"`{path.stem}`" not in row and f"`{path.name}`" not in row:
+            missing.append(str(path.relative_to(package)))
+    assert not missing, f"CONTRIBUTING.md's architecture map does not name {missing}"

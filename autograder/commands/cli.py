@@ -5,10 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-# jsonschema (imported by nbformat) builds some 40 lark parsers at import time when the optional
-# rfc3987_syntax is installed, only to check "iri" formats that no notebook schema uses: about a
-# second in every grader process (and spawned worker). Without it, jsonschema skips that check.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+# (rfc3987_syntax, which jsonschema would spend a second on, is kept out in autograder/__init__.py,
+# which every process of the package runs before this module.)
 
 COMMANDS = {
     "release": ("autograder.gradebook.release", "regenerate notebooks/ and the student bundle from solutions/"),

@@ -300,7 +300,7 @@ def manager_class(launch: Launch, work: Path, export: Path, limits: Limits, uid:
         """Starts the kernel in the sandbox; the grader reaches it through a channel relay only."""
 
         def client(self, **kwargs):
-            relay = ChannelRelay(self.get_connection_info(), self.wire_limits)
+            relay = ChannelRelay(dict(self.get_connection_info()), self.wire_limits)
             relays.append(relay)
             return super().client(ip=relay.ip, **kwargs)
 

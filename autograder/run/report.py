@@ -15,8 +15,8 @@ from autograder.submissions import roster as rosters
 
 MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
 
-# DESIGN's four columns first, then the rest of `nbgrader export`'s columns (one assignment
-# per notebook, so nbgrader's rows are ours), then this grader's own.
+# grades.csv's four fixed columns first (CONTRIBUTING.md, Design), then the rest of `nbgrader
+# export`'s columns (one assignment per notebook, so nbgrader's rows are ours), then our own.
 GRADES_COLUMNS = [
     "student_id",
     "notebook",
