@@ -14,7 +14,7 @@ from support import load_entry, reference_of
 
 from autograder import paths
 from autograder.checks import selfcheck
-from autograder.material import answers, selfstudy
+from autograder.material import answers, colab, selfstudy
 from autograder.shipped import study
 
 CATALOGUE = paths.ROOT / "tests" / "catalogue"
@@ -148,3 +148,26 @@ def test_the_reference_answer_opens_once_the_checks_pass(tmp_path):
     assert reference["sdpa"].strip() in _text(nb.cells[-1])
     data = json.loads((paths.SELF_STUDY / "study_data.json").read_text())
     assert data[name]["stubs"]["sdpa"]["tests"][0] == "test_hand_example"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_colab_setup_fetches_the_study_helpers_from_the_edition(name):
+    nb = nbformat.read(paths.SELF_STUDY / f"{name}.ipynb", as_version=4)
+    (setup,) = [c for c in nb.cells if answers.grade_id(c) == "setup"]
+    assert colab.raw_base(paths.SELF_STUDY.name) in setup.source and '"study_data.json"' in setup.source
+    assert colab.colab_url(name, paths.SELF_STUDY.name) in (paths.ROOT / "README.md").read_text()
+
+
+@pytest.mark.slow
+def test_colab_run_all_in_an_empty_folder_with_the_fetch_served_locally(tmp_path, monkeypatch):
+    """Colab's path: only the notebook in the folder; its setup cell fetches the rest (from a file:// copy)."""
+    name = NAMES[0]
+    monkeypatch.setenv("WORKBOOK_FORCE_FETCH", "1")
+    monkeypatch.setenv("WORKBOOK_URL", paths.SELF_STUDY.as_uri())
+    nb = answers.with_answers(nbformat.read(paths.SELF_STUDY / f"{name}.ipynb", as_version=4), reference_of(name))
+    nb.cells.append(nbformat.v4.new_code_cell('study.answer("attention_numpy")'))
+    assert selfcheck.run(nb, tmp_path, timeout=300) == ""
+    assert selfcheck.stopped_at(nb) == "" and all(r[1] != "failed" for r in selfcheck.parts(nb))
+    for helper in ("workbook.py", "wb_refusal.py", "study.py", "study_data.json"):
+        assert (tmp_path / helper).read_bytes() == (paths.SELF_STUDY / helper).read_bytes(), helper
+    assert "Reference answer of attention_numpy" in _text(nb.cells[-1])
