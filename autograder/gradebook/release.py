@@ -12,7 +12,7 @@ import nbformat
 
 from autograder import paths
 from autograder.gradebook import coursecache
-from autograder.material import colab, released
+from autograder.material import colab, released, selfstudy
 
 BUNDLE_NAME = "attention-workbook-student.zip"
 
@@ -92,13 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder release", description=main.__doc__)
     parser.add_argument("--out", type=Path, default=paths.NOTEBOOKS, help="student notebook folder")
     parser.add_argument("--bundle", type=Path, default=paths.BUILD / BUNDLE_NAME, help="zip to write")
+    parser.add_argument("--self-study", type=Path, default=paths.SELF_STUDY, help="self-study edition folder")
     parser.add_argument("notebooks", nargs="*", help="only these notebooks (default: all)")
     args = parser.parse_args(argv)
     written = release_notebooks(args.out, args.notebooks or None)
     bundle = write_bundle(args.out, args.bundle)
+    studied = selfstudy.write_edition(args.self_study, args.out, [p.stem for p in written])
     if args.out == paths.NOTEBOOKS and colab.update_readme(paths.notebook_names(paths.NOTEBOOKS)):
         print("updated README.md's Open-in-Colab links")
     for path in written:
         print(f"released {path}")
+    for path in studied:
+        print(f"self-study {path}")
     print(f"bundle   {bundle}")
     return 0

@@ -16,24 +16,26 @@ def repository() -> tuple[str, str]:
     return conf["repository"].rstrip("/"), conf.get("branch", "main")
 
 
-def colab_url(name: str) -> str:
-    """The 'Open in Colab' address of a student notebook."""
+def colab_url(name: str, folder: str = "notebooks") -> str:
+    """The 'Open in Colab' address of a notebook in `folder` (notebooks: the course's; self-study: the edition's)."""
     repo, branch = repository()
     slug = repo.removeprefix("https://github.com/")
-    return f"https://colab.research.google.com/github/{slug}/blob/{branch}/notebooks/{name}.ipynb"
+    return f"https://colab.research.google.com/github/{slug}/blob/{branch}/{folder}/{name}.ipynb"
 
 
-def raw_base() -> str:
-    """Where the Colab setup cell downloads workbook.py from."""
+def raw_base(folder: str = "notebooks") -> str:
+    """Where the Colab setup cell of `folder`'s notebooks downloads workbook.py (and the rest) from."""
     repo, branch = repository()
-    return f"{repo.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/{branch}/notebooks"
+    return f"{repo.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/{branch}/{folder}"
 
 
 def links_block(names: list[str]) -> str:
-    """README's table of Colab badges, one per notebook."""
-    rows = ["| notebook | open |", "|---|---|"]
-    badge = "https://colab.research.google.com/assets/colab-badge.svg"
-    rows += [f"| `{n}` | [![Open In Colab]({badge})]({colab_url(n)}) |" for n in names]
+    """README's table of Colab badges: per notebook, the course version and the self-study edition."""
+    rows = ["| notebook | course (visible tests; hidden ones when graded) | self-study (all checks, hints, answers) |"]
+    rows.append("|---|---|---|")
+    badge = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
+    study = paths.SELF_STUDY.name
+    rows += [f"| `{n}` | {badge}({colab_url(n)}) | {badge}({colab_url(n, study)}) |" for n in names]
     return "\n".join(rows) + "\n"
 
 

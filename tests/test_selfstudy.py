@@ -1,0 +1,173 @@
+"""The self-study edition: full checks (hidden ones included) run locally, hints in tiers, answers once earned."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import NAMES
+from leaks import secret_lines
+from support import load_entry, reference_of
+
+from autograder import paths
+from autograder.checks import selfcheck
+from autograder.material import answers, colab, selfstudy
+from autograder.shipped import study
+
+CATALOGUE = paths.ROOT / "tests" / "catalogue"
+
+
+@pytest.fixture(scope="module")
+def edition(released, tmp_path_factory) -> Path:
+    """A fresh self-study edition built from a fresh course release."""
+    out = tmp_path_factory.mktemp("self-study")
+    selfstudy.write_edition(out, released / "notebooks", NAMES)
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_self_study_folder_equals_a_fresh_build(edition, name):
+    committed = paths.SELF_STUDY / f"{name}.ipynb"
+    assert committed.read_text() == (edition / f"{name}.ipynb").read_text(), "self-study/ drifted: run release"
+
+
+def test_self_study_data_and_helpers_are_current(edition):
+    for helper in ("study.py", "study_data.json", "workbook.py", "wb_refusal.py"):
+        assert (paths.SELF_STUDY / helper).read_bytes() == (edition / helper).read_bytes(), f"{helper} drifted"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_edition_runs_every_hidden_check(edition, name):
+    text = (edition / f"{name}.ipynb").read_text()
+    hidden = secret_lines(name, "hidden")
+    assert hidden, f"{name} has no hidden check to carry"
+    code = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells if c.cell_type == "code")
+    missing = sorted(ln for ln in hidden if ln not in code and "seed(" not in ln)
+    assert missing == [], f"hidden checks missing from the self-study edition: {missing[:3]}"
+    assert "BEGIN HIDDEN TESTS" not in text and "study.begin(" in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_solution_line_in_plain_text(edition, name):
+    files = [f"{name}.ipynb", "study_data.json", "study.py", "workbook.py"]  # what this notebook ships with
+    shipped = "\n".join((edition / f).read_text(encoding="utf-8") for f in files)
+    leaked = sorted(ln for ln in secret_lines(name, "solution") if ln in shipped)
+    assert leaked == [], f"solution lines readable in the self-study edition: {leaked[:3]}"
+
+
+def test_every_seed_of_a_test_cell_is_mixed_with_the_local_seed():
+    source = "gen = torch.Generator().manual_seed(1)\nrng = np.random.default_rng(\n    3)  # é\nx = f(2)\n"
+    assert selfstudy.seeded(source, "t") == (
+        "gen = torch.Generator().manual_seed(study.seed('t', 1))\nrng = np.random.default_rng(\n"
+        "    study.seed('t', 3))  # é\nx = f(2)\n"
+    )
+
+
+def test_the_local_seed_draws_other_inputs_per_seed_and_test(tmp_path, monkeypatch):
+    shutil.copy(paths.SELF_STUDY / "study_data.json", tmp_path)
+    monkeypatch.setenv(study.SEED_ENV, "one")
+    study.start(NAMES[0], tmp_path)
+    first = study.seed("test_a", 1)
+    assert first == study.seed("test_a", 1) and first != study.seed("test_b", 1)
+    monkeypatch.setenv(study.SEED_ENV, "two")
+    study.start(NAMES[0], tmp_path)
+    assert study.seed("test_a", 1) != first
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_stub_has_three_hint_tiers_without_its_solution(name):
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    reference = answers.reference_answers(source)
+    hints = selfstudy.load_hints(name, answers.answer_ids(source))
+    assert sorted(hints) == sorted(reference)
+    for stub, tiers in hints.items():
+        assert len(tiers) == 3 and all(len(t) > 20 for t in tiers), stub
+        stub_text = reference[stub]
+        lines = {ln.split("  #")[0].strip() for ln in stub_text.splitlines()}
+        code = {ln for ln in lines if len(ln) >= 12 and not ln.startswith(("def ", "class ", '"""', "#", "@"))}
+        shown = sorted(ln for ln in code for tier in tiers if ln in tier)
+        assert shown == [], f"{name}/{stub}: a hint holds the reference's code: {shown[:2]}"
+
+
+def test_hints_missing_a_tier_are_refused(tmp_path):
+    (tmp_path / "x.toml").write_text('[a]\nnudge = "n"\nkey_idea = "k"\n')
+    with pytest.raises(ValueError, match="'a' needs the three tiers"):
+        selfstudy.load_hints("x", ["a"], tmp_path)
+
+
+def test_scrambled_answers_come_back_and_are_not_plain():
+    blob = study.scramble("return weights @ v", "01", "sdpa")
+    assert "weights" not in blob and study.unscramble(blob, "01", "sdpa") == "return weights @ v"
+
+
+def _run(tmp_path: Path, name: str, sources: dict[str, str], extra: list[str]) -> nbformat.NotebookNode:
+    """The self-study notebook run in a fresh kernel with these answers and extra cells at its end."""
+    for path in paths.SELF_STUDY.iterdir():
+        shutil.copy(path, tmp_path)
+    nb = answers.with_answers(nbformat.read(tmp_path / f"{name}.ipynb", as_version=4), sources)
+    nb.cells += [nbformat.v4.new_code_cell(src) for src in extra]
+    assert selfcheck.run(nb, tmp_path, timeout=300) == ""
+    return nb
+
+
+def _text(cell) -> str:
+    return "\n".join(o.get("text", "") + o.get("evalue", "") for o in cell.outputs)
+
+
+@pytest.mark.slow
+def test_a_catalogued_mistake_is_named_and_the_answer_stays_shut(tmp_path):
+    name = NAMES[0]
+    entry = CATALOGUE / name / "wrong_no_scale.py"
+    expect = next(ln.split("# expect:", 1)[1].strip() for ln in entry.read_text().splitlines() if "# expect:" in ln)
+    nb = _run(tmp_path, name, load_entry(entry), ['study.hint("sdpa")', 'study.hint("sdpa")', 'study.answer("sdpa")'])
+    rows = {test: (status, message) for test, status, message, _ in selfcheck.parts(nb)}
+    assert rows["test_matches_torch"][0] == "failed" and expect in rows["test_matches_torch"][1]
+    hint1, hint2, shut = nb.cells[-3:]
+    assert "Hint 1/3" in _text(hint1) and "Hint 2/3" in _text(hint2)
+    assert shut.outputs[0]["ename"] == "StudyError" and "test_matches_torch" in shut.outputs[0]["evalue"]
+
+
+@pytest.mark.slow
+def test_only_the_hidden_checks_catch_a_3d_only_answer(tmp_path):
+    """The visible checks use 3-D inputs; only the full checks try other batch shapes."""
+    name = NAMES[0]
+    nb = _run(tmp_path, name, load_entry(CATALOGUE / name / "wrong_transpose_3d_only.py"), [])
+    failed = {test: message for test, status, message, _ in selfcheck.parts(nb) if status == "failed"}
+    assert "test_matches_torch" in failed, failed
+
+
+@pytest.mark.slow
+def test_the_reference_answer_opens_once_the_checks_pass(tmp_path):
+    name = NAMES[0]
+    reference = reference_of(name)
+    nb = _run(tmp_path, name, reference, ['print(study.answer("sdpa"))'])
+    assert all(status != "failed" for _, status, _, _ in selfcheck.parts(nb))
+    assert reference["sdpa"].strip() in _text(nb.cells[-1])
+    data = json.loads((paths.SELF_STUDY / "study_data.json").read_text())
+    assert data[name]["stubs"]["sdpa"]["tests"][0] == "test_hand_example"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_colab_setup_fetches_the_study_helpers_from_the_edition(name):
+    nb = nbformat.read(paths.SELF_STUDY / f"{name}.ipynb", as_version=4)
+    (setup,) = [c for c in nb.cells if answers.grade_id(c) == "setup"]
+    assert colab.raw_base(paths.SELF_STUDY.name) in setup.source and '"study_data.json"' in setup.source
+    assert colab.colab_url(name, paths.SELF_STUDY.name) in (paths.ROOT / "README.md").read_text()
+
+
+@pytest.mark.slow
+def test_colab_run_all_in_an_empty_folder_with_the_fetch_served_locally(tmp_path, monkeypatch):
+    """Colab's path: only the notebook in the folder; its setup cell fetches the rest (from a file:// copy)."""
+    name = NAMES[0]
+    monkeypatch.setenv("WORKBOOK_FORCE_FETCH", "1")
+    monkeypatch.setenv("WORKBOOK_URL", paths.SELF_STUDY.as_uri())
+    nb = answers.with_answers(nbformat.read(paths.SELF_STUDY / f"{name}.ipynb", as_version=4), reference_of(name))
+    nb.cells.append(nbformat.v4.new_code_cell('study.answer("attention_numpy")'))
+    assert selfcheck.run(nb, tmp_path, timeout=300) == ""
+    assert selfcheck.stopped_at(nb) == "" and all(r[1] != "failed" for r in selfcheck.parts(nb))
+    for helper in ("workbook.py", "wb_refusal.py", "study.py", "study_data.json"):
+        assert (tmp_path / helper).read_bytes() == (paths.SELF_STUDY / helper).read_bytes(), helper
+    assert "Reference answer of attention_numpy" in _text(nb.cells[-1])
