@@ -194,6 +194,7 @@ def _grade_as(user: str, python: str, learners: dict[str, Path], env: dict[str, 
     home.mkdir()
     subprocess.run(["chown", "-R", f"{user}:", str(base)], check=True)
     clean = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADER_CACHE": str(home / "cache")}
+    clean["AUTOGRADER_KEY_FILE"] = str(home / "course.key")  # the checkout's build/ is root's
     command = ["runuser", "-u", user, "--", "env", "-i", *(f"{k}={v}" for k, v in {**clean, **env}.items())]
     command += [python, str(Path(__file__)), str(subs), str(out), str(work), json.dumps(LIMITS)]
     run = subprocess.run([*wrap, *command], capture_output=True, text=True, timeout=900, cwd=ROOT)

@@ -71,6 +71,14 @@ def test_a_missing_key_is_named_where_it_is_never_made(tmp_path):
     assert str(tmp_path / "nowhere.key") in said and "build/course.key" in said and coursekey.KEY_ENV in said
 
 
+def test_a_key_that_cannot_be_made_names_the_place_and_the_way_out(tmp_path):
+    (tmp_path / "build").write_text("a file where the folder would be")  # unwritable even for root
+    with pytest.raises(coursekey.CourseKeyError) as info:
+        coursekey.load(tmp_path / "build" / "course.key")
+    said = str(info.value)
+    assert "cannot make the course key" in said and "--key FILE" in said and coursekey.KEY_ENV in said
+
+
 def test_a_results_folder_is_graded_with_one_key(tmp_path):
     one, two = coursekey.load(tmp_path / "one"), coursekey.load(tmp_path / "two")
     out = tmp_path / "R"

@@ -65,7 +65,13 @@ def load(path: Path, create: bool = True) -> bytes:
     if not path.exists():
         if not create:
             raise CourseKeyError(f"{path}: no course key there (looked for: {WHERE})")
-        _create(path)
+        try:
+            _create(path)
+        except OSError as err:
+            raise CourseKeyError(
+                f"{path}: cannot make the course key there ({err.strerror}); name a place this user can "
+                f"write with --key FILE or ${KEY_ENV}"
+            ) from None
     if os.name == "posix" and path.stat().st_mode & 0o077:
         raise CourseKeyError(f"{path}: the course key is readable by others; chmod 600 {path}")
     text = path.read_text(encoding="ascii").strip()
