@@ -10,9 +10,11 @@ exports and the feedback all show the final grade.
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -21,7 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder import paths
 from autograder.gradebook import coursecache
 from autograder.gradebook.course import COURSE_ID, Course, NbgraderError
-from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, write_json_atomic
+from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, Status, write_json_atomic
 
 
 def prepare(course: Course, names: list[str]) -> None:
@@ -58,12 +60,65 @@ def release_path(course: Course, name: str) -> Path:
     return course.root / "release" / name / f"{name}.ipynb"
 
 
-def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNode) -> None:
-    """Place an executed notebook where nbgrader autograde expects a submission."""
+def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNode, handed_in: str = "") -> None:
+    """Place an executed notebook where nbgrader autograde expects a submission.
+
+    handed_in: its submission time (ISO 8601), written as nbgrader's timestamp.txt, which
+    autograde records and formgrader shows; none known, none left from an earlier one.
+    """
     folder = course.root / "submitted" / result.student_id / result.notebook
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(executed, folder / f"{result.notebook}.ipynb")
     shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
+    stamp = folder / "timestamp.txt"
+    if handed_in:
+        stamp.write_text(_utc(handed_in).strftime("%Y-%m-%d %H:%M:%S.%f UTC") + "\n", encoding="utf-8")
+    else:
+        stamp.unlink(missing_ok=True)
+
+
+def _utc(text: str) -> datetime.datetime:
+    """An ISO 8601 time as the naive UTC datetime nbgrader's gradebook stores."""
+    moment = datetime.datetime.fromisoformat(text)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+    return moment.astimezone(datetime.UTC).replace(tzinfo=None)
+
+
+def _handed_in(course: Course, result: NotebookResult) -> datetime.datetime | None:
+    """The time in the submission's timestamp.txt (written by submit), or None."""
+    stamp = course.root / "submitted" / result.student_id / result.notebook / "timestamp.txt"
+    try:
+        return _utc(stamp.read_text(encoding="utf-8").strip().removesuffix(" UTC"))
+    except (OSError, ValueError):
+        return None
+
+
+def record_late(course: Course | None, results: list[NotebookResult], due: Mapping[str, str]) -> None:
+    """Each graded result's late work in nbgrader's own fields, so its exports and pages agree with ours.
+
+    due: each notebook's due date for everyone (ISO 8601; late.toml's [due]). The assignment
+    gets it; a learner's later one is the submission's extension; the submission time and
+    our penalty (result.penalty, after hand grades and overrides) go on the submission, so
+    `nbgrader export` gives score = raw_score - late_submission_penalty, as grades.csv does.
+    """
+    graded = [r for r in results if r.status == Status.GRADED]
+    if course is None or not graded or not course.db_path.exists():
+        return
+    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+        for result in graded:
+            try:
+                assignment = gb.find_assignment(result.notebook)
+                submission = gb.find_submission(result.notebook, result.student_id)
+                notebook = gb.find_submission_notebook(result.notebook, result.notebook, result.student_id)
+            except MissingEntry:
+                continue
+            base = _utc(due[result.notebook]) if due.get(result.notebook) else None
+            assignment.duedate = base
+            own = _utc(result.duedate) if result.duedate else None
+            submission.extension = own - base if own and base and own > base else None
+            submission.timestamp = _handed_in(course, result)  # as formgrader reads it: the two must match
+            notebook.late_submission_penalty = result.penalty or None
+        gb.db.commit()
 
 
 def restore_autograde() -> None:

@@ -250,11 +250,13 @@ class Recorder:
         if executed is None:
             executed = nbformat.read(self.folder.executed_path(result.student_id, result.notebook), as_version=4)
         before = handgrades.answers_before(self.course, result)
-        gradebook.submit(self.course, result, executed)
+        gradebook.submit(self.course, result, executed, late.handed_in(self.folder.root, result))
         self.session.autograde(result.notebook, result.student_id)
         handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
         gradebook.reconcile(self.course, [result])
-        feedback.generate(self.course, self.session, self.current(result), self.folder.feedback_dir)
+        shown = self.current(result)
+        gradebook.record_late(self.course, [shown], late.due_dates(self.folder.root))  # the page's header shows it
+        feedback.generate(self.course, self.session, shown, self.folder.feedback_dir)
         self.folder.save(result, digest, recorded=True)
 
     def current(self, result: NotebookResult) -> NotebookResult:
@@ -341,6 +343,7 @@ def finish(
     gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
     overrides.tell(overrides.apply(out, recorder.course, results))  # tests' scores an instructor set
     late.apply(out, results)  # due dates and penalties, last: they apply to the final score
+    gradebook.record_late(recorder.course, results, late.due_dates(out))  # nbgrader's export and pages agree
     for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
     write_reports(out, results)

@@ -198,13 +198,35 @@ def _table(submissions: Path) -> dict[tuple[str, str], str]:
     return {(r.get("student_id", ""), r.get("notebook", "") or ""): r.get("timestamp", "") for r in rows}
 
 
-def apply(out: Path, results: list[NotebookResult]) -> None:
-    """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
-    folder = ResultsFolder(out)
+def _times(folder: ResultsFolder) -> dict:
     try:
         times = json.loads(folder.timestamps.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        times = {}
+        return {}
+    return times if isinstance(times, dict) else {}
+
+
+def handed_in(out: Path, result: NotebookResult) -> str:
+    """The submission time kept for this result (ISO 8601), or ""."""
+    stamp = _times(ResultsFolder(out)).get(result.key, {}).get("timestamp", "")
+    try:
+        return when(stamp).isoformat() if stamp else ""
+    except LateError:
+        return ""
+
+
+def due_dates(out: Path) -> dict[str, str]:
+    """Each notebook's due date for everyone (ISO 8601), from RESULTS/late.toml; none without one."""
+    folder = ResultsFolder(out)
+    if not folder.late_policy.is_file():
+        return {}
+    return {notebook: moment.isoformat() for notebook, moment in load(folder.late_policy).due.items()}
+
+
+def apply(out: Path, results: list[NotebookResult]) -> None:
+    """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
+    folder = ResultsFolder(out)
+    times = _times(folder)
     if not folder.late_policy.is_file():  # no policy: the LMS's late mark is noted, no penalty
         for result in (r for r in results if r.status == Status.GRADED):
             if times.get(result.key, {}).get("late_mark"):
