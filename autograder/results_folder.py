@@ -8,6 +8,7 @@
       .course/                                                           nbgrader's course (gradebook.db)
       .work/                                                             the kernels' folders
       overrides.json hand_history.json late.toml timestamps.json roster.csv   what people decided
+      assignments.json                                                   the notebooks reported, as the LMS names them
       shard.json merged.json key.json .key .grade.lock                  the run's own records
 
 Every command that reads or writes a results folder (grade, merge, export, mark, replay,
@@ -36,6 +37,7 @@ GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.
 CANVAS, MOODLE = "canvas.csv", "moodle.csv"
 OVERRIDES, HAND_HISTORY = "overrides.json", "hand_history.json"
 LATE_POLICY, TIMES, ROSTER = "late.toml", "timestamps.json", "roster.csv"
+ASSIGNMENTS = "assignments.json"
 SHARD, MERGED, KEY_RECORD, KEY, LOCK = "shard.json", "merged.json", "key.json", ".key", ".grade.lock"
 SIMILARITY_HTML, SIMILARITY_CSV, SIMILARITY_MARKS = "similarity.html", "similarity.csv", "similarity.json"
 
@@ -142,9 +144,14 @@ class ResultsFolder:
         """The copy of the course roster `grade --roster` keeps."""
         return self.root / ROSTER
 
-    def same_in_every_shard(self) -> tuple[Path, Path]:
-        """The decisions every shard of a course holds alike: the late policy and the roster."""
-        return self.late_policy, self.roster
+    @property
+    def assignments(self) -> Path:
+        """The notebooks `grade --assignment` named, each with its LMS name (autograder.run.assignments)."""
+        return self.root / ASSIGNMENTS
+
+    def same_in_every_shard(self) -> tuple[Path, Path, Path]:
+        """The decisions every shard of a course holds alike: the late policy, the roster, the assignments."""
+        return self.late_policy, self.roster, self.assignments
 
     # the run's own records
     @property

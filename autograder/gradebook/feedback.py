@@ -207,3 +207,30 @@ def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> 
     tmp.write_text(with_csp(page), encoding="utf-8")
     os.replace(tmp, dest)
     return dest
+
+
+_NOTICE = """<!DOCTYPE html>
+<html lang="en"><head>{csp}<meta charset="utf-8"><title>{title}</title></head>
+<body style="font-family: sans-serif; max-width: 46em; margin: 2em auto">
+<h1>{title}</h1>
+<p>Your submission could not be graded, so it has no grade yet. What was wrong:</p>
+<ul>{reasons}</ul>
+<p>Hand it in again with this fixed, or ask your instructor.</p>
+</body></html>
+"""
+
+
+def notice(result: NotebookResult, out_dir: Path, notebooks: list[str]) -> Path:
+    """out_dir/<student>/<notebook>.html for a submission intake refused: the reason, no grade.
+
+    Named for the course notebook it was for (`notebooks`), else submission.html.
+    """
+    name = next((n for n in notebooks if result.notebook.startswith(n)), "submission")
+    title = html.escape(f"{name}: not graded")
+    reasons = "".join(f"<li>{html.escape(reason[:1000])}</li>" for reason in result.errors) or "<li>(none given)</li>"
+    dest = out_dir / result.student_id / f"{name}.html"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    tmp.write_text(_NOTICE.format(csp=CSP_META, title=title, reasons=reasons), encoding="utf-8")
+    os.replace(tmp, dest)
+    return dest

@@ -15,7 +15,7 @@ one there is no LMS id to match.
 from __future__ import annotations
 
 from autograder.results import NotebookResult, Status
-from autograder.run.report import csv_text
+from autograder.run.report import Columns, csv_text
 from autograder.submissions.roster import Roster
 
 
@@ -31,10 +31,11 @@ def _cell(scores: dict[str, float], notebook: str) -> str:
     return f"{scores[notebook]:g}" if notebook in scores else ""
 
 
-def canvas_csv(results: list[NotebookResult], roster: Roster, notebooks: list[str]) -> str:
-    """Canvas gradebook import: one row per enrolled learner, one column per notebook."""
+def canvas_csv(results: list[NotebookResult], roster: Roster, columns: Columns) -> str:
+    """Canvas gradebook import: one row per enrolled learner, one column per reported notebook (its LMS name)."""
+    notebooks = [n for n, _ in columns]
     scores = _scores(results, notebooks)
-    rows: list[list[object]] = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *notebooks]]
+    rows: list[list[object]] = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *(c for _, c in columns)]]
     for x in sorted(roster.learners.values(), key=lambda x: (x.first_last[1].casefold(), x.id)):
         first, last = x.first_last
         student = f"{last}, {first}" if first else last or x.id
@@ -45,10 +46,11 @@ def canvas_csv(results: list[NotebookResult], roster: Roster, notebooks: list[st
     return csv_text(rows)
 
 
-def moodle_csv(results: list[NotebookResult], roster: Roster, notebooks: list[str]) -> str:
+def moodle_csv(results: list[NotebookResult], roster: Roster, columns: Columns) -> str:
     """Moodle grade import: one row per enrolled learner, identified by email (and ID number)."""
+    notebooks = [n for n, _ in columns]
     scores = _scores(results, notebooks)
-    rows: list[list[object]] = [["First name", "Last name", "ID number", "Email address", *notebooks]]
+    rows: list[list[object]] = [["First name", "Last name", "ID number", "Email address", *(c for _, c in columns)]]
     for x in sorted(roster.learners.values(), key=lambda x: x.id):
         first, last = x.first_last
         got = scores.get(x.id, {})

@@ -38,9 +38,9 @@ from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
-from autograder.run import interrupt, late, overrides, runlock, warmup
+from autograder.run import assignments, interrupt, late, overrides, runlock, warmup
 from autograder.run import shard as sharding
-from autograder.run.report import histogram, summary, table, write_reports
+from autograder.run.report import histogram, printable, summary, table, write_reports
 from autograder.submissions import canvas_times, intake, roster
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class Options:
     similarity: bool = False  # write the similarity report at the end (autograder.run.similarity)
     roster: Path | None = None  # the class roster CSV (autograder.submissions.roster)
     late: Path | None = None  # the late-work policy TOML (autograder.run.late)
+    assignment: dict[str, str] | None = None  # the notebooks to grade, with LMS names (autograder.run.assignments)
     # a kernel fork server that the caller started (Launcher.serving) and keeps across runs, a test
     # session's (tests/conftest.py); its work root must be work_root. None: the run starts its own
     server: Callable[[], launchers.Launch] | None = None
@@ -347,9 +348,18 @@ def finish(
     for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
     write_reports(out, results)
+    _notices(folder, results)
     histogram(results, folder.scores_png)
     _similarity(out, results, similarity)
     return results
+
+
+def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
+    """A feedback page for each submission intake refused (of a learner with a valid id): why, no grade."""
+    names = paths.notebook_names()
+    for result in results:
+        if result.status == Status.REJECTED and intake.valid_id(result.student_id):
+            feedback.notice(result, folder.feedback_dir, names)
 
 
 def _similarity(out: Path, results: list[NotebookResult], anew: bool) -> None:
@@ -416,6 +426,19 @@ def _ids(items: list) -> set[str]:
     return {i.student_id for i in items}
 
 
+def _one_assignment(opts: Options, items: list) -> list:
+    """With --assignment: the run's notebooks remembered, and files of any other set aside (told)."""
+    if not opts.assignment:
+        return items
+    assignments.remember(opts.out, opts.assignment)
+    items, said = assignments.set_aside(items, opts.assignment, set(opts.folder.states()))
+    for line in said[:20]:
+        print(f"warning: {printable(line)}", file=sys.stderr)
+    if len(said) > 20:
+        print(f"warning: {len(said) - 20} more files of other notebooks set aside (grades.csv)", file=sys.stderr)
+    return items
+
+
 def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) -> list[NotebookResult]:
     known = {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
@@ -434,7 +457,7 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     if opts.late and (strangers := late.unlisted_learners(policy, enrolled.learners if enrolled else _ids(items))):
         where = "on the roster" if enrolled else "among the submissions"
         print(f"warning: {opts.late}: extensions for learners not {where}: {', '.join(strangers)}", file=sys.stderr)
-    items = sharding.select(items, opts.shard)
+    items = sharding.select(_one_assignment(opts, items), opts.shard)
     needed = sorted({i.notebook for i in items if not isinstance(i, NotebookResult)})
     course, digest = prepare(opts.folder, needed, opts.limits.cell_seconds)
     if enrolled is not None and course.db_path.exists():
@@ -471,6 +494,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--roster", type=Path, help="class roster CSV: id,name,email,canvas_id,... (README)")
     parser.add_argument("--late", type=Path, help="late-work policy TOML: due dates, extensions, penalty (README)")
+    parser.add_argument(
+        "--assignment",
+        action="append",
+        metavar="NOTEBOOK[=LMS NAME]",
+        help="grade only this notebook of the download (name or number; repeatable), its LMS column named so",
+    )
     parser.add_argument(
         "--shard",
         help="K/N: grade only shard K of N (by a hash of the student id); 'auto': from JOB_COMPLETION_INDEX "
@@ -520,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
     opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
     opts.seed_id = args.seed_id
     opts.roster, opts.late = args.roster, args.late
+    try:
+        opts.assignment = assignments.parse(args.assignment) if args.assignment else None
+    except assignments.AssignmentError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()

@@ -14,6 +14,13 @@ from autograder.submissions import intake
 from autograder.submissions import roster as rosters
 
 MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
+Columns = list[tuple[str, str]]  # (notebook, its name in the LMS), as autograder.run.assignments gives them
+
+
+def every_notebook() -> Columns:
+    """Every course notebook, under its own name: the columns without --assignment."""
+    return [(n, n) for n in paths.notebook_names()]
+
 
 # grades.csv's four fixed columns first (CONTRIBUTING.md, Design), then the rest of `nbgrader
 # export`'s columns (one assignment per notebook, so nbgrader's rows are ours), then our own.
@@ -59,11 +66,20 @@ def csv_text(rows: list[list[object]]) -> str:
     return "".join(",".join(csv_cell(v) for v in row) + "\n" for row in rows)
 
 
-def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = None) -> str:
-    """One row per student per notebook; with a roster, names and emails, and a 'missing' row for work not handed in."""
+def grades_csv(
+    results: list[NotebookResult], roster: rosters.Roster | None = None, columns: Columns | None = None
+) -> str:
+    """One row per student per notebook; with a roster, names and emails, and a 'missing' row for work not handed in.
+
+    A row not graded (rejected, an error) has its score blank, as in lms.csv: no grade, the
+    reason beside it. `assignment` is the LMS's name for the notebook (columns).
+    """
+    columns = every_notebook() if columns is None else columns
+    label = dict(columns)
     rows: list[list[object]] = [list(GRADES_COLUMNS)]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
-        score = f"{r.score:g}"
+        graded = r.status == Status.GRADED
+        score = f"{r.score:g}" if graded else ""
         learner = roster.get(r.student_id) if roster is not None else None
         first, last = learner.first_last if learner else ("", "")
         rows.append(
@@ -72,14 +88,14 @@ def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = No
                 r.notebook,
                 score,
                 f"{r.max_score:g}",
-                r.notebook,
+                label.get(r.notebook, r.notebook),
                 r.duedate,
                 r.timestamp,
                 last,
                 first,
                 learner.email if learner else "",
-                f"{r.score + r.penalty:g}",
-                f"{r.penalty:g}",
+                f"{r.score + r.penalty:g}" if graded else "",
+                f"{r.penalty:g}" if graded else "",
                 r.status,
                 "; ".join(r.flags)[:1000],
                 "; ".join(r.errors)[:500],
@@ -87,20 +103,20 @@ def grades_csv(results: list[NotebookResult], roster: rosters.Roster | None = No
                 " ".join(t.name for t in r.tests if t.overridden),
             ]
         )
-    rows += _missing_rows(results, roster)
+    rows += _missing_rows(results, roster, columns)
     return csv_text(rows)
 
 
-def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) -> list[list[object]]:
-    """A row per enrolled learner and course notebook with no row at all: status 'missing', score blank."""
+def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None, columns: Columns) -> list[list[object]]:
+    """A row per enrolled learner and reported notebook with no row at all: status 'missing', score blank."""
     if roster is None:
         return []
     have = {(r.student_id, r.notebook) for r in results}
-    top = {name: f"{answers.notebook_points(name):g}" for name in paths.notebook_names()}  # graded in this run or not
+    top = {name: f"{answers.notebook_points(name):g}" for name, _ in columns}  # graded in this run or not
     rows: list[list[object]] = []
     for learner in sorted(roster.learners.values(), key=lambda x: x.id):
         first, last = learner.first_last
-        for name in paths.notebook_names():
+        for name, label in columns:
             if (learner.id, name) not in have:
                 blank = [""] * (len(GRADES_COLUMNS) - 13)
                 rows.append(
@@ -109,7 +125,7 @@ def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) 
                         name,
                         "",
                         top.get(name, ""),
-                        name,
+                        label,
                         "",
                         "",
                         last,
@@ -124,17 +140,17 @@ def _missing_rows(results: list[NotebookResult], roster: rosters.Roster | None) 
     return rows
 
 
-def lms_csv(
-    results: list[NotebookResult], notebooks: list[str] | None = None, roster: rosters.Roster | None = None
-) -> str:
-    """One row per learner, one column per course notebook, and the total: ready for an LMS import.
+def lms_csv(results: list[NotebookResult], columns: Columns | None = None, roster: rosters.Roster | None = None) -> str:
+    """One row per learner, one column per reported notebook, and the total: ready for an LMS import.
 
-    The columns are the course's notebooks (paths.notebook_names()), whatever was handed
-    in: nothing a learner names becomes a column. Rows are the learners with a valid id
-    (an entry rejected for its id is in grades.csv only) and every enrolled learner; a
-    notebook not graded is blank (missing, not 0), and the total sums what was graded.
+    The columns are the course's notebooks, or those `--assignment` named under the LMS's
+    names (columns), whatever was handed in: nothing a learner names becomes a column. Rows
+    are the learners with a valid id (an entry rejected for its id is in grades.csv only) and
+    every enrolled learner; a notebook not graded is blank (missing, not 0), and the total
+    sums what was graded.
     """
-    notebooks = paths.notebook_names() if notebooks is None else notebooks
+    columns = every_notebook() if columns is None else columns
+    notebooks = [n for n, _ in columns]
     scores: dict[str, dict[str, float]] = {x: {} for x in (roster.learners if roster is not None else {})}
     for r in results:
         if not intake.valid_id(r.student_id):
@@ -142,7 +158,7 @@ def lms_csv(
         row = scores.setdefault(r.student_id, {})
         if r.notebook in notebooks and r.status == Status.GRADED:
             row[r.notebook] = r.score
-    rows: list[list[object]] = [["student_id", *notebooks, "total"]]
+    rows: list[list[object]] = [["student_id", *(label for _, label in columns), "total"]]
     for student in sorted(scores):
         got = scores[student]
         cells = [f"{got[n]:g}" if n in got else "" for n in notebooks]
@@ -155,13 +171,13 @@ def write_reports(out: Path, results: list[NotebookResult]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     folder = ResultsFolder(out)
     roster = rosters.load(folder.roster) if folder.roster.is_file() else None
-    texts = {"grades": grades_csv(results, roster), "lms": lms_csv(results, roster=roster)}
-    if roster is not None:
-        from autograder.run import exports
+    from autograder.run import assignments, exports
 
-        names = paths.notebook_names()
-        texts["canvas"] = exports.canvas_csv(results, roster, names)
-        texts["moodle"] = exports.moodle_csv(results, roster, names)
+    columns = assignments.columns(out)
+    texts = {"grades": grades_csv(results, roster, columns), "lms": lms_csv(results, columns, roster)}
+    if roster is not None:
+        texts["canvas"] = exports.canvas_csv(results, roster, columns)
+        texts["moodle"] = exports.moodle_csv(results, roster, columns)
     reports = folder.reports()
     for kind, text in texts.items():
         tmp = reports[kind].with_name(f".{reports[kind].name}.{os.getpid()}.tmp")
