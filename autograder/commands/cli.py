@@ -21,6 +21,10 @@ COMMANDS = {
         "score a written answer or override a test, then rewrite the reports",
     ),
     "export": ("autograder.commands.manual:export_main", "rewrite RESULTS' reports with the points given by hand"),
+    "release-feedback": (
+        "autograder.commands.release_feedback",
+        "put learners' feedback pages in nbgrader's exchange or a Moodle upload zip",
+    ),
     "formgrader": (
         "autograder.commands.formgrader",
         "open RESULTS' gradebook in nbgrader's formgrader (prints its URL)",

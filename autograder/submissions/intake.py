@@ -9,6 +9,7 @@ is quoted (control characters escaped, cut short) inside the reason only.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -246,6 +247,10 @@ def _from_folder(folder: Path, student: str, cat: _Catalog, out: list) -> None:
             continue  # .ipynb_checkpoints, .DS_Store, ...
         mode = path.lstat().st_mode
         notebook = cat.notebook(name)
+        if stat.S_ISDIR(mode) and (collected := cat.exact(f"{name}.ipynb")):
+            found = True
+            _from_collected(path, student, collected, cat, out)
+            continue
         if stat.S_ISLNK(mode):
             found = True
             out.append(
@@ -273,6 +278,39 @@ def _from_folder(folder: Path, student: str, cat: _Catalog, out: list) -> None:
             _from_bytes(student, notebook, where, data, cat, out)
     if not found:
         out.append(rejected(student, WHOLE, f"folder {show(folder.name)} holds no .ipynb notebook"))
+
+
+def _from_collected(folder: Path, student: str, notebook: str, cat: _Catalog, out: list) -> None:
+    """nbgrader collect's layout: <student>/<notebook>/<notebook>.ipynb, with its timestamp.txt."""
+    where = f"{student}/{folder.name}/{notebook}.ipynb"
+    path = folder / f"{notebook}.ipynb"
+    try:
+        mode = path.lstat().st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{_plain(where)} is not a regular file")
+        data = _read_regular(path, path.lstat().st_size, where)
+    except FileNotFoundError:
+        out.append(
+            rejected(student, notebook, f"folder {_plain(f'{student}/{folder.name}')} holds no {notebook}.ipynb")
+        )
+        return
+    except (ValueError, OSError) as exc:
+        out.append(rejected(student, notebook, str(exc) if isinstance(exc, ValueError) else f"{where}: {exc}"))
+        return
+    before = len(out)
+    _from_bytes(student, notebook, where, data, cat, out)
+    if len(out) > before and isinstance(out[-1], Submission):
+        out[-1].submitted = _nbgrader_time(folder / "timestamp.txt")
+
+
+def _nbgrader_time(path: Path) -> str:
+    """An nbgrader timestamp.txt's time as ISO 8601 (UTC where none is given), or ""."""
+    try:
+        text = _read_regular(path, path.lstat().st_size, path.name).decode("utf-8").strip()
+        moment = datetime.datetime.fromisoformat(text.removesuffix(" UTC"))
+    except (OSError, ValueError):
+        return ""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)).isoformat()
 
 
 def _zip_problem(info: zipfile.ZipInfo) -> str | None:

@@ -1,0 +1,152 @@
+"""release-feedback: put each learner's feedback pages where the learner can fetch them.
+
+    python -m autograder release-feedback RESULTS --exchange ROOT --course ID --submissions SUBMITTED
+    python -m autograder release-feedback RESULTS --moodle OUT.zip
+    python -m autograder release-feedback RESULTS --canvas OUT.zip
+
+`--exchange`: nbgrader's exchange on a JupyterHub. Learners handed in with `nbgrader submit`
+and the instructor ran `nbgrader collect`, then graded SUBMITTED (the course's `submitted/`
+folder, nbgrader's layout). Each page goes to ROOT/ID/feedback/<hash>.html, the hash nbgrader
+makes from the submission's secret (`submission_secret.txt`), so the learner's own
+`nbgrader fetch_feedback NOTEBOOK` finds it. A page of a notebook handed in again since it was
+graded is held back (grade again first), as is one with no secret to match.
+
+`--moodle`: a zip for Moodle's "Upload multiple feedback files in a zip": a folder per learner
+named as Moodle's download names it, `Full Name_<participant>_assignsubmission_file_/<page>`
+(the roster's `name` and `moodle_id`). `--canvas`: a zip for Canvas's "Re-Upload Submissions"
+(attached to each learner's submission as a comment file), each page named
+`<sortablename>_<canvas_id>_feedback_<page>` as Canvas's download names files. Learners without
+the platform's id on the roster are listed, not guessed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.results import Status
+from autograder.results_folder import ResultsFolder
+from autograder.submissions import roster as rosters
+
+
+@dataclass
+class Released:
+    """What a release did: pages placed, and each page held back with the reason."""
+
+    placed: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
+
+
+def _pages(folder: ResultsFolder):
+    """(result, page) for every saved result whose feedback page exists."""
+    for state in folder.states().values():
+        result = state.result
+        page = folder.feedback_dir / result.student_id / f"{result.notebook}.html"
+        if result.status in (Status.GRADED, Status.REJECTED) and page.is_file():
+            yield result, page
+
+
+def to_exchange(out: Path, root: Path, course: str, submitted: Path) -> Released:
+    """Each page into nbgrader's exchange, under the hash fetch_feedback looks for."""
+    from nbgrader.utils import notebook_hash
+
+    done, dest = Released(), root / course / "feedback"
+    dest.mkdir(parents=True, exist_ok=True)
+    for result, page in _pages(ResultsFolder(out)):
+        handed = submitted / result.student_id / result.notebook
+        name = f"{result.student_id}/{result.notebook}"
+        try:
+            secret = (handed / "submission_secret.txt").read_text(encoding="utf-8")
+            data = (handed / f"{result.notebook}.ipynb").read_bytes()
+        except OSError:
+            done.held.append(f"{name}: not handed in through the exchange (no {handed}/submission_secret.txt)")
+            continue
+        if result.content_hash and hashlib.sha256(data).hexdigest()[:16] != result.content_hash:
+            done.held.append(f"{name}: handed in again since it was graded; grade again, then release")
+            continue
+        target = dest / f"{notebook_hash(secret=secret, notebook_id=result.notebook)}.html"
+        tmp = target.with_name(f".{target.name}.tmp")
+        shutil.copyfile(page, tmp)
+        os.chmod(tmp, 0o644)  # learners read it through the exchange
+        os.replace(tmp, target)
+        done.placed.append(name)
+    return done
+
+
+def _sortable(learner: rosters.Learner) -> str:
+    """Canvas's file-name form of a learner's sortable name: "Family, Given" lower case, word characters only."""
+    first, last = learner.first_last
+    return re.sub(r"[\W_]+", "", f"{last}{first}".casefold()) or "learner"
+
+
+def _lms_name(platform: str, learner: rosters.Learner, page: Path) -> str | None:
+    """Where a page goes in the platform's upload zip, or None when the roster lacks the learner's LMS id."""
+    if platform == "canvas":
+        # Canvas's "Re-Upload Submissions" reads the user id after the first underscore of each name
+        return f"{_sortable(learner)}_{learner.canvas_id}_feedback_{page.name}" if learner.canvas_id else None
+    if not learner.moodle_id:
+        return None
+    # Moodle's "Upload multiple feedback files in a zip": a folder per learner, named as its download names it
+    full = " ".join(learner.first_last).strip().replace("_", " ") or learner.id
+    return f"{full}_{learner.moodle_id}_assignsubmission_file_/{page.name}"
+
+
+def to_lms_zip(out: Path, zip_path: Path, platform: str) -> Released:
+    """A zip for Canvas's or Moodle's bulk feedback upload, named from the roster's LMS ids."""
+    folder, done = ResultsFolder(out), Released()
+    if not folder.roster.is_file():
+        raise SystemExit(f"ERROR: {out} has no roster (grade --roster): the LMS ids are in it")
+    learners = rosters.load(folder.roster).learners
+    column = "canvas_id" if platform == "canvas" else "moodle_id"
+    tmp = zip_path.with_name(f".{zip_path.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for result, page in sorted(_pages(folder), key=lambda x: x[1]):
+            learner = learners.get(result.student_id)
+            name = _lms_name(platform, learner, page) if learner else None
+            if name is None:
+                done.held.append(f"{result.student_id}/{result.notebook}: no {column} on the roster")
+                continue
+            zf.write(page, name)
+            done.placed.append(f"{result.student_id}/{result.notebook}")
+    os.replace(tmp, zip_path)
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Release RESULTS' feedback pages to nbgrader's exchange or into a Moodle upload zip."""
+    parser = argparse.ArgumentParser(prog="python -m autograder release-feedback", description=main.__doc__)
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--exchange", type=Path, help="nbgrader's exchange root (c.Exchange.root)")
+    parser.add_argument("--course", help="the exchange's course id (c.CourseDirectory.course_id)")
+    parser.add_argument("--submissions", type=Path, help="the folder graded: nbgrader collect's submitted/")
+    parser.add_argument("--moodle", type=Path, help="write a zip for Moodle's feedback-files upload here")
+    parser.add_argument("--canvas", type=Path, help="write a zip for Canvas's Re-Upload Submissions here")
+    args = parser.parse_args(argv)
+    if not ResultsFolder(args.results).results_json.is_file():
+        print(f"ERROR: {args.results} is not a graded results folder (no results.json)", file=sys.stderr)
+        return 2
+    if sum(bool(x) for x in (args.exchange, args.moodle, args.canvas)) != 1:
+        print(
+            "ERROR: give one of --exchange ROOT (with --course, --submissions), --moodle OUT.zip or --canvas OUT.zip",
+            file=sys.stderr,
+        )
+        return 2
+    if args.exchange and not (args.course and args.submissions and args.submissions.is_dir()):
+        print("ERROR: --exchange needs --course ID and --submissions FOLDER (the folder graded)", file=sys.stderr)
+        return 2
+    if args.exchange:
+        done = to_exchange(args.results, args.exchange, args.course, args.submissions)
+    else:
+        platform = "moodle" if args.moodle else "canvas"
+        done = to_lms_zip(args.results, args.moodle or args.canvas, platform)
+    print(f"released {len(done.placed)} page(s); held back {len(done.held)}")
+    for line in done.held:
+        print(f"  held back: {line}")
+    return 0
