@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -10,11 +11,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import run_grade
-from support import make_submission
+from support import load_entry, make_submission, reference_of
 
 from autograder import paths
 from autograder.gradebook import feedback, mathml
@@ -96,11 +98,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def lab(tmp_path):
-    """JupyterLab on loopback with a token, serving a folder holding one learner's notebook."""
-    shutil.copyfile(paths.DATA / "submissions" / "ada" / f"{NB01}.ipynb", tmp_path / f"{NB01}.ipynb")
-    shutil.copyfile(paths.NOTEBOOKS / "workbook.py", tmp_path / "workbook.py")
+@contextlib.contextmanager
+def _jupyter_lab(folder: Path):
+    """JupyterLab on loopback with a token, serving `folder`; yields (url, token)."""
     port, token = _free_port(), "browser-test-token"
     proc = subprocess.Popen(
         [
@@ -112,12 +112,12 @@ def lab(tmp_path):
             f"--port={port}",
             "--ip=127.0.0.1",
             f"--ServerApp.token={token}",
-            f"--ServerApp.root_dir={tmp_path}",
+            f"--ServerApp.root_dir={folder}",
             "--allow-root",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ],
-        cwd=tmp_path,
+        cwd=folder,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -132,13 +132,16 @@ def lab(tmp_path):
                 proc.kill()
                 pytest.fail(f"JupyterLab did not start (exit status {proc.poll()})")
             time.sleep(0.5)
-    yield url, token
-    proc.terminate()
-    proc.wait(timeout=30)
+    try:
+        yield url, token
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
-def test_run_all_cells_in_jupyterlab(lab, tmp_path):
-    url, token = lab
+@contextlib.contextmanager
+def _browser_page(shot: Path):
+    """A headless Chromium page; a screenshot of it is left at `shot` whatever happens."""
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
@@ -155,18 +158,33 @@ def test_run_all_cells_in_jupyterlab(lab, tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(PATIENCE_MS)  # a bound only: each action waits for its element's state
         try:
-            text = ""
-            for attempt in range(ATTEMPTS):
-                try:
-                    page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
-                    text = _run_all(page, f"{url}/api/kernels?token={token}")
-                    break
-                except playwright.TimeoutError:
-                    if attempt == ATTEMPTS - 1:
-                        raise
+            yield page
         finally:
-            page.screenshot(path=str(tmp_path / "jupyterlab.png"), full_page=False)
+            page.screenshot(path=str(shot), full_page=False)
             browser.close()
+
+
+@pytest.fixture()
+def lab(tmp_path):
+    """JupyterLab serving a folder holding one learner's notebook."""
+    shutil.copyfile(paths.DATA / "submissions" / "ada" / f"{NB01}.ipynb", tmp_path / f"{NB01}.ipynb")
+    shutil.copyfile(paths.NOTEBOOKS / "workbook.py", tmp_path / "workbook.py")
+    with _jupyter_lab(tmp_path) as served:
+        yield served
+
+
+def test_run_all_cells_in_jupyterlab(lab, tmp_path):
+    url, token = lab
+    with _browser_page(tmp_path / "jupyterlab.png") as page:
+        text = ""
+        for attempt in range(ATTEMPTS):
+            try:
+                page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
+                text = _run_all(page, f"{url}/api/kernels?token={token}")
+                break
+            except playwright.TimeoutError:
+                if attempt == ATTEMPTS - 1:
+                    raise
     passed = re.search(r"Visible tests passed: (\d+) / (\d+) parts", text)
     assert passed and passed.group(1) == passed.group(2) != "0", text
     assert (tmp_path / "jupyterlab.png").stat().st_size > 10_000
@@ -277,3 +295,79 @@ def test_feedback_page_runs_no_learner_script(tmp_path):
         # the course's formulas render as math, with no script: none is left as raw TeX
         assert seen["math"] >= _formulas(NB01) > 0, (name, seen["math"])
         assert not re.search(r"\$[^$\n]*\\(sqrt|top|frac)", seen["text"]), name
+
+
+def _study_folder(folder: Path) -> None:
+    """The self-study edition of 01 with the learner's first try at `sdpa`: the scores not divided by √d_k."""
+    for helper in ("study.py", "study_data.json", "workbook.py", "wb_refusal.py"):
+        shutil.copyfile(paths.ROOT / "self-study" / helper, folder / helper)
+    filled = reference_of(NB01)
+    filled.update(load_entry(paths.ROOT / "tests" / "catalogue" / NB01 / "wrong_no_scale.py"))
+    edition = nbformat.read(paths.ROOT / "self-study" / f"{NB01}.ipynb", as_version=4)
+    nbformat.write(answers.with_answers(edition, filled), folder / f"{NB01}.ipynb")
+
+
+def _cell(page, index: int):
+    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
+
+
+def _type_cell_below(page, index: int, code: str) -> None:
+    """Select cell `index`, insert a code cell below it, type `code` and run it (Shift+Enter)."""
+    _cell(page, index).locator(".jp-InputPrompt").first.click()
+    page.keyboard.press("Escape")  # command mode
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")  # edit the new cell
+    page.keyboard.insert_text(code)
+    page.keyboard.press("Shift+Enter")
+
+
+def _run_all_cells(page, api: str) -> None:
+    before = _kernel_activity(api)
+    for _ in range(RUN_ALL_CLICKS):
+        _click(page, page.get_by_role("menuitem", name="Run", exact=True))
+        _click(page, page.get_by_text("Run All Cells", exact=True))
+        heard = time.monotonic() + HEARD_S
+        while _kernel_activity(api) == before and time.monotonic() < heard:
+            time.sleep(0.5)
+        if _kernel_activity(api) != before:
+            return
+
+
+def test_self_study_mistake_hints_fix_and_answer_in_jupyterlab(tmp_path):
+    """Issue 49: a wrong stub, its named mistake, two hints, the fix typed in, the answer revealed."""
+    folder = tmp_path / "study"
+    folder.mkdir()
+    _study_folder(folder)
+    sdpa = next(i for i, c in enumerate(nbformat.read(folder / f"{NB01}.ipynb", as_version=4).cells)
+                if answers.grade_id(c) == "sdpa")  # fmt: skip
+    output = ".jp-OutputArea-output"
+    with _jupyter_lab(folder) as (url, token), _browser_page(tmp_path / "study.png") as page:
+        api = f"{url}/api/kernels?token={token}"
+        page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
+        _until(page, page.locator(".jp-NotebookPanel .jp-Cell"))
+        _until(page, page.locator(IDLE))
+        _run_all_cells(page, api)
+        _until(page, page.locator(output, has_text="the scores are not divided by √d_k"))
+
+        _type_cell_below(page, sdpa, 'study.hint("sdpa")\nstudy.hint("sdpa");')
+        _until(page, page.locator(output, has_text="Hint 2/3 for sdpa"))
+        hints = page.locator(output, has_text="Hint 1/3 for sdpa").first.inner_text()
+
+        editor = _cell(page, sdpa).locator(".cm-content").first
+        editor.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text(reference_of(NB01)["sdpa"])
+        page.keyboard.press("Escape")
+        _until(page, page.locator(IDLE))
+        _run_all_cells(page, api)
+        _until(page, page.locator(output, has_text="Visible tests passed"))
+
+        last = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").count() - 1
+        _type_cell_below(page, last, 'study.answer("sdpa");')
+        _until(page, page.locator(output, has_text="Reference answer of sdpa"))
+        revealed = page.locator(output, has_text="Reference answer of sdpa").first.inner_text()
+        errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        errors_text = " ".join(errors.all_inner_texts())
+    assert "nudge" in hints and "key idea" in hints, hints
+    assert "/ math.sqrt(d_k)" in revealed, revealed
+    assert "CheckFailure" not in errors_text, errors_text
