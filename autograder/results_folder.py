@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.results import NotebookResult, clean_text, write_json_atomic
-from autograder.submissions import intake
+from autograder.submissions import ids
 
 STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
 GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.png"
@@ -49,7 +49,7 @@ def state_name(text: str) -> str:
     fixed label, a stand-in id, whatever a learner could choose) is never used raw, so no
     name can be too long, hold a separator or a control character, or clash with another.
     """
-    if intake.valid_id(text):
+    if ids.valid_id(text):
         return text
     return "~" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 

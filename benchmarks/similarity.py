@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import nbformat  # noqa: E402
 
 from autograder import paths  # noqa: E402
-from autograder.material import answers  # noqa: E402
+from autograder.material import answers, markup  # noqa: E402
 from autograder.run import codeshape, similarity  # noqa: E402
 from benchmarks.disguise import VARIANTS, disguise  # noqa: E402
 
@@ -47,7 +47,7 @@ def independent_answers(notebook: str) -> dict[str, list[tuple[str, str]]]:
     for path in sorted((paths.DATA / "submissions").glob(f"*/{notebook}.ipynb")):
         doc = similarity.notebook_doc(f"sample:{path.parent.name}", notebook, path)
         for cell, code in (doc.cells if doc else {}).items():
-            norm = answers.strip_markers(code)
+            norm = markup.strip_markers(code)
             if cell in found and norm != reference.get(cell) and "NotImplementedError" not in norm:
                 found[cell].append((f"sample:{path.parent.name}", norm))
     return found

@@ -19,7 +19,7 @@ import functools
 import symtable
 from dataclasses import dataclass, field
 
-from autograder.material import answers
+from autograder.material import answers, markup
 
 OPAQUE = "*"  # the dependency of a name or test that cannot be read: every answer cell
 
@@ -41,7 +41,7 @@ class Statement:
 
 def _parse(source: str) -> ast.Module | None:
     """The cell's code, without solution markers and IPython lines (% magics, ! shell); None if unreadable."""
-    lines = answers.strip_markers(source).splitlines()
+    lines = markup.strip_markers(source).splitlines()
     try:
         return ast.parse("\n".join(ln for ln in lines if not ln.lstrip().startswith(("%", "!"))))
     except SyntaxError:

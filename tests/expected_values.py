@@ -32,7 +32,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from autograder.checks import harness
-from autograder.material import answers
+from autograder.material import answers, markup
 
 Reach = frozenset | tuple  # the entry points a value reaches; a tuple of them for a tuple whose elements differ
 NOTHING: frozenset = frozenset()
@@ -87,7 +87,7 @@ def learner_classes(cells) -> set[str]:
     names = set()
     for cell in cells:
         try:
-            tree = ast.parse(answers.strip_markers(cell.source))
+            tree = ast.parse(markup.strip_markers(cell.source))
         except SyntaxError:
             continue
         names |= {n.name for n in tree.body if isinstance(n, ast.ClassDef)}

@@ -19,7 +19,7 @@ from support import make_submission
 
 from autograder import paths
 from autograder.checks.harness import defined_names
-from autograder.material import answers
+from autograder.material import answers, markup
 
 STUDENT = "leaky-inputs"
 MARKER = re.compile(r"LEAKED=\[[-0-9., e+]*\]")  # the planted source spells "LEAKED=" + str(...), never this
@@ -101,7 +101,7 @@ def planted_answers(name: str, given: dict[str, str] | None = None) -> dict[str,
     for cell in source.cells:
         if not answers.is_answer(cell) or cell.cell_type != "code":
             continue
-        code = (given or {}).get(answers.nbgrader_id(cell), answers.strip_markers(cell.source))
+        code = (given or {}).get(answers.nbgrader_id(cell), markup.strip_markers(cell.source))
         names = sorted(defined_names(code))
         planted[answers.nbgrader_id(cell)] = (PLANT if first else "") + code + f"\n_plant({names!r})\n"
         first = False

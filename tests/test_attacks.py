@@ -16,9 +16,9 @@ from support import make_submission
 
 from autograder import paths
 from autograder.checks.allowlist import ALLOWED, FRAME_ATTRIBUTES
-from autograder.gradebook.feedback import strip_hidden
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
+from autograder.material.markup import strip_hidden
 from autograder.run import grade
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

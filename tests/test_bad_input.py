@@ -22,8 +22,8 @@ from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
 from autograder.results_folder import ResultsFolder
-from autograder.run import grade, report
-from autograder.submissions import intake
+from autograder.run import grade, report, sheet
+from autograder.submissions import ids, intake
 
 
 def _known():
@@ -52,7 +52,7 @@ def _check_rows(items: list, expected: dict[str, str]) -> None:
         assert reason.lower() in text.lower(), (entry, text)
         for row in rows:  # the row is one of the course's notebooks or a fixed label, never a learner's name
             assert row.notebook in _known() or row.notebook in intake.LABELS, (entry, row.notebook)
-            assert intake.valid_id(row.student_id) or "~" in row.student_id, (entry, row.student_id)
+            assert ids.valid_id(row.student_id) or "~" in row.student_id, (entry, row.student_id)
 
 
 def test_intake_rejects_each_bad_input_with_a_reason(tmp_path):
@@ -187,13 +187,13 @@ def _csv_rows(text: str) -> list[list[str]]:
 
 
 def test_csv_cells_are_neutralised():
-    assert report.csv_cell('=HYPERLINK("x")') == '"\'=HYPERLINK(""x"")"'
+    assert sheet.csv_cell('=HYPERLINK("x")') == '"\'=HYPERLINK(""x"")"'
     for start in ("=", "+", "-", "@", "\t", "\r"):
-        cell = report.csv_cell(f"{start}1+1")
+        cell = sheet.csv_cell(f"{start}1+1")
         assert cell.startswith("\"'") and cell.endswith('"'), cell
         assert _csv_rows(cell + "\n") == [[f"'{start}1+1"]]
-    assert report.csv_cell("plain") == "plain"
-    assert report.csv_cell("a,b") == '"a,b"'
+    assert sheet.csv_cell("plain") == "plain"
+    assert sheet.csv_cell("a,b") == '"a,b"'
 
 
 def test_exports_name_no_column_a_learner_chose(tmp_path):
@@ -212,7 +212,7 @@ def test_exports_name_no_column_a_learner_chose(tmp_path):
         assert len(row) == len(report.GRADES_COLUMNS)
         assert row[1] in (NB01, intake.UNEXPECTED)
         for cell in row:
-            assert not cell.startswith(report.FORMULA_STARTS), row
+            assert not cell.startswith(sheet.FORMULA_STARTS), row
     unexpected = next(r for r in grades if r[1] == intake.UNEXPECTED)
     reason = unexpected[report.GRADES_COLUMNS.index("reason")]
     assert all(repr(name) in reason for name in FORMULA_NAMES[:2])  # quoted inside the reason only
@@ -231,7 +231,7 @@ def test_bad_inputs_do_not_stop_the_batch(graded_batch):
     _check_rows([r for r in results.values() if r.student_id in ids] + [_as_submission(good)], expected)
     grades = _csv_rows((out / "grades.csv").read_text())
     assert len(grades) - 1 == len(results)
-    assert all(not cell.startswith(report.FORMULA_STARTS) for row in grades for cell in row)
+    assert all(not cell.startswith(sheet.FORMULA_STARTS) for row in grades for cell in row)
     lms = _csv_rows((out / "lms.csv").read_text())
     assert lms[0] == ["student_id", *paths.notebook_names(), "total"]
     data = json.loads((out / "results.json").read_text())

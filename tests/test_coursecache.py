@@ -17,6 +17,7 @@ from nbgrader.api import Gradebook
 from autograder import paths
 from autograder.gradebook import course, coursecache
 from autograder.gradebook import records as gradebook
+from autograder.material import markup
 
 NB01, NB02 = "01_scaled_dot_product_attention", "02_masks"
 
@@ -142,7 +143,7 @@ def test_a_changed_source_or_engine_changes_the_key(solutions, monkeypatch):
     nbformat.write(nb, solutions / f"{NB01}.ipynb")
     changed = coursecache.key([NB01], solutions)
     assert changed != k
-    monkeypatch.setattr(course, "CODE_STUB", "# YOUR CODE HERE\nraise NotImplementedError('stub')")
+    monkeypatch.setattr(markup, "CODE_STUB", "# YOUR CODE HERE\nraise NotImplementedError('stub')")
     assert coursecache.key([NB01], solutions) != changed
     monkeypatch.setattr(coursecache, "__version__", "0.0.0-other")
     assert coursecache.key([NB01], solutions) != changed

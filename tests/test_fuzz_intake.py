@@ -24,8 +24,8 @@ from autograder import paths
 from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results_folder import ResultsFolder
-from autograder.run import rebuild, report
-from autograder.submissions import intake
+from autograder.run import rebuild, report, sheet
+from autograder.submissions import ids, intake
 
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -r requirements.txt)")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -171,7 +171,7 @@ def _check(items: list) -> None:
     keys = [(i.student_id, i.notebook) for i in items]
     assert len(keys) == len(set(keys))
     for item in items:
-        assert intake.valid_id(item.student_id) or "~" in item.student_id, item.student_id
+        assert ids.valid_id(item.student_id) or "~" in item.student_id, item.student_id
         base = item.notebook.removesuffix(intake.DUPLICATE)
         assert base in KNOWN or item.notebook in intake.LABELS, item.notebook
         path = ResultsFolder(Path("/out")).state_path(item.student_id, item.notebook)
@@ -184,7 +184,7 @@ def _check(items: list) -> None:
     rows = [i for i in items if isinstance(i, NotebookResult)]
     for text in (report.grades_csv(rows), report.lms_csv(rows)):
         for line in text.splitlines():
-            assert not line.startswith(report.FORMULA_STARTS)
+            assert not line.startswith(sheet.FORMULA_STARTS)
 
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")  # zips that hold one name twice, on purpose

@@ -25,12 +25,12 @@ from autograder.checks.harness import (
     prelude,
 )
 from autograder.checks.remote import KernelLink
-from autograder.gradebook.feedback import strip_hidden
 from autograder.kernel import membudget
 from autograder.kernel.execute import KernelSession
 from autograder.kernel.limits import Limits
 from autograder.kernel.reference import kernel_env
 from autograder.material import answers
+from autograder.material.markup import strip_hidden
 from autograder.results import AUTHORING, NotebookResult
 
 BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]

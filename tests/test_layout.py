@@ -100,3 +100,95 @@ def test_every_module_is_named_in_the_contributors_map():
         if f"`{path.stem}`" not in row and f"`{path.name}`" not in row:
             missing.append(str(path.relative_to(package)))
     assert not missing, f"CONTRIBUTING.md's architecture map does not name {missing}"
+
+
+def _module_name(package: Path, path: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Each module of the package -> the package's modules it imports (top-level or inside functions).
+
+    `from a.b import c` is an import of module `a.b.c` where that is a module, else of `a.b`;
+    a relative import (shipped/'s `from . import codec`) is resolved against the module's own package.
+    """
+    modules = {_module_name(package, p): p for p in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level else []
+                source = ".".join([*base, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    full = f"{source}.{alias.name}"
+                    found.add(full if full in modules else source)
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        graph[name] = {m for m in found if m in modules} - {name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's cycles, as its strongly connected components of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_module_imports_itself_through_others():
+    """Issue 50: the package's import graph (every import, functions' bodies included) has no cycle."""
+    assert import_cycles(import_graph(paths.ROOT / "autograder")) == []
+
+
+def test_a_planted_import_cycle_is_found(tmp_path):
+    """The check can fail: a cycle through a function's import and a relative import is named; a chain is not."""
+    package = tmp_path / "autograder"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "a.py").write_text("from autograder.sub import b\n")
+    (package / "sub" / "b.py").write_text("def f():\n    from . import c\n")
+    (package / "sub" / "c.py").write_text("import autograder.sub.a\n")
+    (package / "top.py").write_text("from autograder.sub.a import x\nfrom autograder import sub\n")
+    graph = import_graph(package)
+    assert graph["autograder.top"] == {"autograder.sub.a", "autograder.sub"}
+    assert graph["autograder.sub.b"] == {"autograder.sub.c"}
+    assert import_cycles(graph) == [["autograder.sub.a", "autograder.sub.b", "autograder.sub.c"]]

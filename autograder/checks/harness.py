@@ -28,6 +28,7 @@ from autograder import workbook as trusted_workbook
 from autograder.checks import coursekey, forbidden, pysource
 from autograder.checks.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
 from autograder.material import answers
+from autograder.material.markup import hidden_lines, strip_markers
 from autograder.results import TrustedVerdict
 
 _SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}
@@ -66,20 +67,6 @@ def compiled(source: str, test: str) -> tuple[list[tuple[str, types.CodeType]], 
             segments.append((kind, [node]))
     codes = [(kind, compile(ast.Module(body, []), f"<{test}>", "exec")) for kind, body in segments]
     return codes, free_names(tree), compile(definitions(tree), f"<{test}:defs>", "exec")
-
-
-def hidden_lines(source: str) -> set[int]:
-    """The line numbers (from 1) inside the cell's hidden blocks."""
-    inside, lines = False, set()
-    for number, line in enumerate(source.split("\n"), start=1):
-        marker = line.strip()
-        if marker.startswith("### BEGIN HIDDEN TESTS"):
-            inside = True
-        elif marker.startswith("### END HIDDEN TESTS"):
-            inside = False
-        elif inside:
-            lines.add(number)
-    return lines
 
 
 def free_names(tree: ast.Module) -> list[str]:
@@ -414,7 +401,7 @@ def _binds_names(target: ast.expr) -> bool:
 def defined_names(source: str) -> set[str]:
     """Top-level names an answer cell defines (functions, classes, assignments)."""
     try:
-        tree = pysource.parse(answers.strip_markers(source))
+        tree = pysource.parse(strip_markers(source))
     except SyntaxError:
         return set()
     names = set()

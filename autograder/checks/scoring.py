@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from autograder.gradebook.feedback import strip_hidden
 from autograder.material import answers
+from autograder.material.markup import has_hidden, strip_hidden
 from autograder.results import NEEDS_MANUAL, NotebookResult, Outcome, TestResult, TrustedVerdict
 
 WRITTEN = "a written answer: your instructor grades it; the points come after that"
@@ -43,7 +43,7 @@ class Facts:
 
 def hidden_only(source: str) -> bool:
     """Whether every check of a test cell is hidden: it has a hidden block and no visible check."""
-    return "### BEGIN HIDDEN TESTS" in source and not _VISIBLE_CHECK.search(strip_hidden(source))
+    return has_hidden(source) and not _VISIBLE_CHECK.search(strip_hidden(source))
 
 
 def score(source, facts: Facts, result: NotebookResult) -> None:

@@ -16,8 +16,8 @@ import nbformat
 
 from autograder import paths
 from autograder.checks import selfcheck
-from autograder.gradebook.feedback import strip_hidden
 from autograder.material import answers
+from autograder.material.markup import strip_hidden
 
 
 def main(argv: list[str] | None = None) -> int:

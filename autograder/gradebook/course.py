@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import paths
+from autograder.material import markup
 
 COURSE_ID = "attention-workbook"
-CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
-TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's stub for a written (markdown) answer
 
 _CONFIG = """\
 # Written by the autograder package; regenerated on every run, do not edit.
@@ -91,7 +90,7 @@ class Course:
             root=str(self.root),
             course_id=COURSE_ID,
             db_url=f"sqlite:///{self.db_path}",
-            stub=CODE_STUB,
+            stub=markup.CODE_STUB,
             timeout=self.cell_timeout,
             checkout=str(paths.ROOT),
             refusal=REFUSAL,

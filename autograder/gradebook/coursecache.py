@@ -34,6 +34,7 @@ from pathlib import Path
 
 from autograder import __version__, paths
 from autograder.gradebook import course
+from autograder.material import markup
 
 CACHE_ENV = "AUTOGRADER_CACHE"
 FORMAT = "1"  # the layout of an entry; bump when it changes
@@ -55,7 +56,7 @@ def root() -> Path:
 
 def engine() -> str:
     """What, besides the sources, decides an entry's content."""
-    template = hashlib.sha256(f"{course._CONFIG}{course.CODE_STUB}".encode()).hexdigest()[:16]
+    template = hashlib.sha256(f"{course._CONFIG}{markup.CODE_STUB}".encode()).hexdigest()[:16]
     return f"format={FORMAT} autograder={__version__} nbgrader={version('nbgrader')} config={template}"
 
 

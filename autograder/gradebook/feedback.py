@@ -17,14 +17,8 @@ import nbformat
 from autograder.gradebook.course import Course
 from autograder.gradebook.mathml import render_math
 from autograder.material import answers
+from autograder.material.markup import strip_hidden
 from autograder.results import NotebookResult, Outcome, clean_text
-
-_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.S | re.M)
-
-
-def strip_hidden(source: str) -> str:
-    """A test cell's source with each hidden block replaced by a one-line note."""
-    return _HIDDEN.sub("# (hidden tests run here when your notebook is graded)\n", source)
 
 
 def _verdict_output(test) -> nbformat.NotebookNode:

@@ -11,6 +11,7 @@ import nbformat
 
 from autograder import paths
 from autograder.material import answer_patches
+from autograder.material.markup import strip_markers
 
 _ANSWER_HEADER = re.compile(r"^# %% (answer|patch) (\S+)\s*$", re.MULTILINE)
 
@@ -68,12 +69,6 @@ def with_answers(nb, answers: dict[str, str]) -> nbformat.NotebookNode:
         if is_answer(cell) and nbgrader_id(cell) in answers:
             cell.source = answers[nbgrader_id(cell)]
     return out
-
-
-def strip_markers(source: str) -> str:
-    """A solution cell's source without its ### BEGIN/END SOLUTION lines."""
-    keep = [ln for ln in source.splitlines() if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")]
-    return "\n".join(keep) + "\n"
 
 
 def reference_answers(source_nb) -> dict[str, str]:

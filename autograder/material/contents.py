@@ -15,7 +15,7 @@ import sys
 import nbformat
 
 from autograder import paths
-from autograder.material import answers
+from autograder.material import answers, markup
 
 _BLOCK = re.compile(r"(<!-- notebooks:start -->\n).*?(<!-- notebooks:end -->)", re.S)
 SELF_CHECK_IMPORT = "from workbook import self_check"
@@ -31,7 +31,7 @@ def defined_names(source: str) -> list[str]:
         tree = ast.parse(source)  # the markers are comments: line numbers stay the source's
     except SyntaxError:
         return []
-    marks = [i for i, line in enumerate(source.splitlines(), 1) if line.strip() == "### BEGIN SOLUTION"]
+    marks = markup.solution_starts(source)
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     asked = [n for n in defs if any(n.lineno <= m <= (n.end_lineno or n.lineno) for m in marks)]
     return [n.name for n in (asked if marks else defs)]

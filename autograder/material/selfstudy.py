@@ -16,14 +16,14 @@ from pathlib import Path
 import nbformat
 
 from autograder import paths
-from autograder.material import answers
+from autograder.material import answers, markup
 
 HINTS = paths.SOLUTIONS / "hints"  # one TOML per notebook: [stub] nudge, key_idea, code_shape
 TIER_KEYS = ("nudge", "key_idea", "code_shape")
 SEEDERS = {"manual_seed", "default_rng", "seed", "RandomState", "Random", "seed_everything"}  # as the grader's
 HIDDEN_MARKERS = {
-    "### BEGIN HIDDEN TESTS": "# --- the full checks (a course keeps these hidden; here they run) ---",
-    "### END HIDDEN TESTS": "# --- end of the full checks ---",
+    markup.BEGIN_HIDDEN_TESTS: "# --- the full checks (a course keeps these hidden; here they run) ---",
+    markup.END_HIDDEN_TESTS: "# --- end of the full checks ---",
 }
 HELPERS = '("workbook.py", "wb_refusal.py")'
 STUDY_HELPERS = '("workbook.py", "wb_refusal.py", "study.py", "study_data.json")'

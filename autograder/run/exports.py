@@ -15,7 +15,7 @@ one there is no LMS id to match.
 from __future__ import annotations
 
 from autograder.results import NotebookResult, Status
-from autograder.run.report import Columns, csv_text
+from autograder.run.sheet import Columns, csv_text
 from autograder.submissions.roster import Roster
 
 

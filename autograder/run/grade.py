@@ -41,7 +41,7 @@ from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, interrupt, late, overrides, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, printable, summary, table, write_reports
-from autograder.submissions import canvas_times, intake, roster
+from autograder.submissions import canvas_times, ids, intake, roster
 
 if TYPE_CHECKING:
     from autograder.gradebook.records import Session
@@ -358,7 +358,7 @@ def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     """A feedback page for each submission intake refused (of a learner with a valid id): why, no grade."""
     names = paths.notebook_names()
     for result in results:
-        if result.status == Status.REJECTED and intake.valid_id(result.student_id):
+        if result.status == Status.REJECTED and ids.valid_id(result.student_id):
             feedback.notice(result, folder.feedback_dir, names)
 
 

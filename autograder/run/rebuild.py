@@ -11,8 +11,7 @@ from collections import Counter
 
 import nbformat
 
-from autograder.gradebook.course import CODE_STUB, TEXT_STUB
-from autograder.material import answers
+from autograder.material import answers, markup
 from autograder.material import released as history
 
 MAX_UNKNOWN_IDS = 5  # unknown cell ids named in the flags; the rest are counted
@@ -21,18 +20,8 @@ MAX_UNKNOWN_IDS = 5  # unknown cell ids named in the flags; the rest are counted
 def _stub_like(source_cell) -> str:
     """The student stub of an answer cell (what release shows), used when the answer is missing."""
     if source_cell.cell_type == "markdown":  # a written answer (nbgrader's text stub)
-        return TEXT_STUB
-    lines, inside = [], False
-    for line in source_cell.source.splitlines():
-        if line.strip() == "### BEGIN SOLUTION":
-            indent = line[: len(line) - len(line.lstrip())]
-            lines += [indent + stub for stub in CODE_STUB.splitlines()]
-            inside = True
-        elif line.strip() == "### END SOLUTION":
-            inside = False
-        elif not inside:
-            lines.append(line)
-    return "\n".join(lines)
+        return markup.TEXT_STUB
+    return markup.code_stub(source_cell.source)
 
 
 def _show(value: object, limit: int = 60) -> str:

@@ -10,11 +10,12 @@ from autograder import paths
 from autograder.material import answers
 from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
 from autograder.results_folder import ResultsFolder
-from autograder.submissions import intake
+from autograder.run import assignments, exports
+from autograder.run.sheet import Columns, csv_text
+from autograder.submissions import ids
 from autograder.submissions import roster as rosters
 
 MISSING = "missing"  # an enrolled learner who handed this notebook in not at all (score blank)
-Columns = list[tuple[str, str]]  # (notebook, its name in the LMS), as autograder.run.assignments gives them
 
 
 def every_notebook() -> Columns:
@@ -43,27 +44,6 @@ GRADES_COLUMNS = [
     "needs_manual_grading",  # written answers no person has scored yet
     "overridden",  # tests whose score an instructor set (autograder.run.overrides)
 ]
-
-
-# OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with one
-# of these; it gets a leading single quote, and the cell is quoted.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: object) -> str:
-    """One CSV field: quoted when needed, and neutralised (leading ') if a spreadsheet would run it."""
-    text = str(value)
-    risky = text.startswith(FORMULA_STARTS)
-    if risky:
-        text = "'" + text
-    if risky or any(ch in text for ch in ',"\n\r'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def csv_text(rows: list[list[object]]) -> str:
-    """CSV text, every field through csv_cell (the standard module cannot quote only some fields)."""
-    return "".join(",".join(csv_cell(v) for v in row) + "\n" for row in rows)
 
 
 def grades_csv(
@@ -153,7 +133,7 @@ def lms_csv(results: list[NotebookResult], columns: Columns | None = None, roste
     notebooks = [n for n, _ in columns]
     scores: dict[str, dict[str, float]] = {x: {} for x in (roster.learners if roster is not None else {})}
     for r in results:
-        if not intake.valid_id(r.student_id):
+        if not ids.valid_id(r.student_id):
             continue
         row = scores.setdefault(r.student_id, {})
         if r.notebook in notebooks and r.status == Status.GRADED:
@@ -171,8 +151,6 @@ def write_reports(out: Path, results: list[NotebookResult]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     folder = ResultsFolder(out)
     roster = rosters.load(folder.roster) if folder.roster.is_file() else None
-    from autograder.run import assignments, exports
-
     columns = assignments.columns(out)
     texts = {"grades": grades_csv(results, roster, columns), "lms": lms_csv(results, columns, roster)}
     if roster is not None:

@@ -38,11 +38,11 @@ from pathlib import Path
 import nbformat
 
 from autograder import paths
-from autograder.material import answers
+from autograder.material import answers, markup
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
 from autograder.run import codeshape
-from autograder.run.report import csv_text
+from autograder.run.sheet import csv_text
 
 THRESHOLD = 0.8  # default notebook score from which a pair is listed and flagged (benchmarks/similarity.py)
 SHORT = 0.25  # a pair whose shared cells hold less than this share of the reference's own code is marked short
@@ -94,10 +94,10 @@ def boilerplate(notebook: str) -> Starter:
     student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
     imported = set(NAMES_NOBODY_CHOOSES)
     for c in student.cells:
-        if c.cell_type == "code" and (s := codeshape.shape(answers.strip_markers(c.source))):
+        if c.cell_type == "code" and (s := codeshape.shape(markup.strip_markers(c.source))):
             imported |= s.imports
     cells = {
-        answers.nbgrader_id(c): codeshape.starter_hashes(answers.strip_markers(c.source), imported)
+        answers.nbgrader_id(c): codeshape.starter_hashes(markup.strip_markers(c.source), imported)
         for c in student.cells
         if answers.is_answer(c)
     }
@@ -109,7 +109,7 @@ def fingerprint(doc: Doc, stubs: Starter) -> Doc:
     for cell, code in doc.cells.items():
         if cell not in stubs.cells or not isinstance(code, str):
             continue
-        shaped = codeshape.shape(answers.strip_markers(code)[:200_000], stubs.cells[cell], stubs.imported)
+        shaped = codeshape.shape(markup.strip_markers(code)[:200_000], stubs.cells[cell], stubs.imported)
         if shaped and shaped.counted:
             doc.prints[cell] = shaped
     return doc
@@ -295,8 +295,8 @@ def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
         )
         cells = []
         for cell, (score, sa, sb) in p.cells.items():
-            left = _highlight(answers.strip_markers(p.a.cells[cell]), sa)
-            right = _highlight(answers.strip_markers(p.b.cells[cell]), sb)
+            left = _highlight(markup.strip_markers(p.a.cells[cell]), sa)
+            right = _highlight(markup.strip_markers(p.b.cells[cell]), sb)
             cells.append(f"<tr><th colspan=2>{html.escape(cell)}: {score:.2f}</th></tr>"
                          f"<tr><td><pre>{left}</pre></td><td><pre>{right}</pre></td></tr>")  # fmt: skip
         details.append(

@@ -17,12 +17,13 @@ from autograder.checks import scoring
 from autograder.checks.harness import Harness, helpers_of_tests
 from autograder.checks.remote import KernelLink, RemoteError
 from autograder.checks.selfcheck import kernel_message
-from autograder.gradebook.feedback import make_inert, strip_hidden
+from autograder.gradebook.feedback import make_inert
 from autograder.kernel import launchers, membudget, sandbox
 from autograder.kernel.diskwatch import DiskWatch
 from autograder.kernel.execute import ExecutionReport, KernelSession, StopKind, not_started
 from autograder.kernel.reference import kernel_env
 from autograder.material import answers
+from autograder.material.markup import strip_hidden
 from autograder.results import AUTHORING, NotebookResult, Problem, Status, TrustedVerdict
 from autograder.run import grader_memory
 from autograder.run.job import Job

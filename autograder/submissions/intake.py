@@ -25,11 +25,11 @@ import nbformat
 
 from autograder.results import NotebookResult, Status
 from autograder.submissions import canvas_times, lms
+from autograder.submissions.ids import show, valid_id
 
 if TYPE_CHECKING:
     from autograder.submissions.roster import Roster
 
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # always used with fullmatch
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_ZIP_TOTAL_BYTES = 100 * 2**20
 MAX_ZIP_FILE_BYTES = MAX_ZIP_TOTAL_BYTES + 2**20  # the archive itself, checked before it is opened
@@ -69,17 +69,6 @@ class Submission:
 def rejected(student_id: str, notebook: str, reason: str, status: Status = Status.REJECTED) -> NotebookResult:
     """A row for input that could not be graded, with the reason."""
     return NotebookResult(student_id=student_id, notebook=notebook, status=status, errors=[reason])
-
-
-def valid_id(student: object) -> bool:
-    """A student id the grader accepts: 1-64 of letters, digits and _.@+-, starting with a letter or digit."""
-    return isinstance(student, str) and STUDENT_ID.fullmatch(student) is not None
-
-
-def show(name: str, limit: int = 80) -> str:
-    """A name as a reason quotes it: in quotes, control and invisible characters escaped, cut short."""
-    text = repr(name)
-    return text if len(text) <= limit else f"{text[: limit - 4]}…{text[0]} ({len(name)} characters)"
 
 
 def _hash(text: str) -> str:

@@ -18,7 +18,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.submissions import intake
+from autograder.submissions import ids
 
 COLUMNS = ("id", "name", "email", "canvas_id", "sis_user_id", "sis_login_id", "moodle_id", "blackboard_id", "section")
 MAX_ROSTER_BYTES = 10 * 2**20
@@ -107,8 +107,8 @@ def load(path: Path) -> Roster:
         values = {c: (row.get(header[c]) or "").strip() for c in COLUMNS if c in header}
         if not any(values.values()):
             continue
-        if not intake.valid_id(values["id"]):
-            raise RosterError(f"{path}:{line}: {intake.show(values['id'])} is not a valid student id")
+        if not ids.valid_id(values["id"]):
+            raise RosterError(f"{path}:{line}: {ids.show(values['id'])} is not a valid student id")
         if values["id"].casefold() in seen:
             raise RosterError(f"{path}:{line}: student id {values['id']!r} is listed twice")
         seen.add(values["id"].casefold())
