@@ -6,6 +6,7 @@
       feedback/<student>/<notebook>.html                                 what learners get
       .state/<student>/<notebook>.json (+ .ipynb)                        each graded submission
       .course/                                                           nbgrader's course (gradebook.db)
+      .grading/ grading.json                                             formgrader's view (rubrics, pseudonyms) and its record
       .work/                                                             the kernels' folders
       overrides.json hand_history.json late.toml timestamps.json roster.csv   what people decided
       assignments.json                                                   the notebooks reported, as the LMS names them
@@ -38,6 +39,7 @@ CANVAS, MOODLE = "canvas.csv", "moodle.csv"
 OVERRIDES, HAND_HISTORY = "overrides.json", "hand_history.json"
 LATE_POLICY, TIMES, ROSTER = "late.toml", "timestamps.json", "roster.csv"
 ASSIGNMENTS = "assignments.json"
+GRADING, GRADING_STATE = ".grading", "grading.json"
 SHARD, MERGED, KEY_RECORD, KEY, LOCK = "shard.json", "merged.json", "key.json", ".key", ".grade.lock"
 SIMILARITY_HTML, SIMILARITY_CSV, SIMILARITY_MARKS = "similarity.html", "similarity.csv", "similarity.json"
 
@@ -186,6 +188,16 @@ class ResultsFolder:
     @property
     def course_dir(self) -> Path:
         return self.root / COURSE
+
+    @property
+    def grading_dir(self) -> Path:
+        """formgrader's course: the gradebook's view a grader sees (autograder.gradebook.grading_view)."""
+        return self.root / GRADING
+
+    @property
+    def grading_state(self) -> Path:
+        """What an anonymous view was built from (outside the view: a grader never reads it)."""
+        return self.root / GRADING_STATE
 
     @property
     def feedback_dir(self) -> Path:

@@ -107,6 +107,19 @@ def fingerprint(key: bytes) -> str:
     return hmac.new(key, b"attention-workbook key fingerprint", hashlib.sha256).hexdigest()[:16]
 
 
+PSEUDONYM_PREFIX = "anon-"
+
+
+def pseudonym(key: bytes, student: str) -> str:
+    """A learner's stable pseudonym for anonymous grading: HMAC-SHA256(key, a label and the id), 10 hex digits.
+
+    The same key gives the same pseudonym in every run and results folder; without the key
+    (learners never have it) it cannot be traced back to the learner.
+    """
+    digest = hmac.new(key, b"attention-workbook pseudonym\0" + student.encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return PSEUDONYM_PREFIX + digest.hexdigest()[:10]
+
+
 def derive_seed(key: bytes, student: str, notebook: str, test: str, value: object, answers: str = "") -> int:
     """A 32-bit seed: HMAC-SHA256(key, [student id, notebook, test grade_id, the seed the cell asked for, answers]).
 

@@ -2,9 +2,12 @@
 
 `python -m autograder formgrader RESULTS` starts a Jupyter server in RESULTS/.course with
 nbgrader's formgrader extension only, on 127.0.0.1 and a free port, with a fresh token, and
-prints the URL to open (token included). As root it passes `--allow-root`. Scores typed
-there (written answers, and overrides of a test's score) reach the reports with
-`python -m autograder export RESULTS`. Its Autograde button is refused by the course's
+prints the URL to open (token included). As root it passes `--allow-root`. It serves
+RESULTS/.grading (autograder.gradebook.grading_view): the course's submissions with each
+written answer's rubric beside it, on the course's own gradebook, or with `--anonymous` on a
+copy where every learner is a pseudonym (HMAC of the course key: `pseudonyms`), whose scores
+are carried back when it stops. Scores typed there (written answers, and overrides of a
+test's score) reach the reports with `python -m autograder export RESULTS`. Its Autograde button is refused by the course's
 config (it would run learner code without the sandbox). Ctrl-C, SIGTERM or SIGHUP (a
 service manager's stop, a closed terminal) stops the server too, never leaving it running.
 """
@@ -16,10 +19,13 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+from autograder.checks import coursekey
+from autograder.gradebook import grading_view
 from autograder.gradebook.course import Course
 from autograder.results_folder import ResultsFolder
 
@@ -40,21 +46,48 @@ def command(port: int, token: str, ip: str = "127.0.0.1") -> list[str]:
     return argv + (["--allow-root"] if os.geteuid() == 0 else [])
 
 
+def pseudonyms(results: Path, key_file: Path | None = None) -> dict[str, str]:
+    """Each student id in RESULTS' gradebook and its pseudonym, from the course key RESULTS was graded with."""
+    path = coursekey.locate(key_file)
+    key = coursekey.load(path, create=False)
+    held, mine = coursekey.held_by(results), coursekey.fingerprint(key)
+    if held is not None and held != mine:
+        raise coursekey.CourseKeyError(coursekey.refusal(results, held, mine, path))
+    names = {s: coursekey.pseudonym(key, s) for s in grading_view.students(Course(ResultsFolder(results).course_dir))}
+    if len(set(names.values())) != len(names):
+        raise ValueError("two learners' pseudonyms are the same; grade them by name")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     """Open RESULTS' gradebook in nbgrader's formgrader (prints the URL with its token)."""
     parser = argparse.ArgumentParser(prog="python -m autograder formgrader", description=main.__doc__)
     parser.add_argument("results", type=Path)
     parser.add_argument("--port", type=int, default=0, help="default: a free one")
     parser.add_argument("--ip", default="127.0.0.1", help="default: this machine only")
+    parser.add_argument("--anonymous", action="store_true", help="learners shown as pseudonyms, names nowhere")
+    parser.add_argument("--key", type=Path, help=f"the course key, for --anonymous (default: {coursekey.WHERE})")
     args = parser.parse_args(argv)
-    course = ResultsFolder(args.results.resolve()).course_dir
-    if not Course(course).config_path.is_file():
+    folder = ResultsFolder(args.results.resolve())
+    if not Course(folder.course_dir).config_path.is_file():
         print(f"ERROR: {args.results} holds no graded course (run python -m autograder grade first)", file=sys.stderr)
+        return 2
+    try:
+        shown = pseudonyms(folder.root, args.key) if args.anonymous else None
+        view = grading_view.build(folder, shown)
+    except (ValueError, OSError, sqlite3.Error) as exc:  # CourseKeyError is a ValueError
+        print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     port, token = args.port or free_port(args.ip), secrets.token_hex(24)
     print(f"formgrader: http://{args.ip}:{port}/formgrader?token={token}", flush=True)
+    if shown is not None:
+        print(f"anonymous: {len(shown)} learner(s) shown as pseudonyms", flush=True)
     print(f"stop it with Ctrl-C, then: python -m autograder export {args.results}", flush=True)
-    return serve(command(port, token, args.ip), course)
+    try:
+        return serve(command(port, token, args.ip), view.root)
+    finally:
+        if shown is not None:
+            print(f"{grading_view.collect(folder)} score(s) and comment(s) carried to the learners", flush=True)
 
 
 class Stopped(Exception):

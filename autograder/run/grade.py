@@ -31,7 +31,7 @@ import nbformat
 
 from autograder import paths
 from autograder.checks import coursekey
-from autograder.gradebook import feedback
+from autograder.gradebook import feedback, grading_view
 from autograder.gradebook.course import COURSE_ID, Course, sources_digest
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
@@ -334,6 +334,7 @@ def finish(
     The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
     `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
+    grading_view.collect(folder)  # scores typed in an anonymous formgrader, onto the learners' own rows
     for state in list(folder.states().values()):
         if state.result.status == Status.GRADED and not state.recorded:
             _record_or_error(recorder, copy.deepcopy(state.result), state.digest)
@@ -471,6 +472,7 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
                 item.max_score = answers.notebook_points(item.notebook)  # as a graded row's
             opts.folder.save(item, digest)
     states = opts.folder.states()
+    grading_view.collect(opts.folder)  # before a resubmission is recorded over them
     recorded = [copy.deepcopy(s.result) for s in states.values() if s.recorded]
     touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
     recorder = Recorder(opts.folder, course)
