@@ -24,6 +24,7 @@ ALLOWED = {"ResultsFolder", "SavedState"}
 OTHER_FOLDERS = {
     ("gradescope.py", "results.json"),  # Gradescope's own /autograder/results/results.json
     ("feedback.py", "feedback"),  # the nbgrader course's feedback/ folder, inside .course
+    ("release_feedback.py", "feedback"),  # nbgrader's exchange: <root>/<course>/feedback/
 }
 
 
