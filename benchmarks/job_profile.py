@@ -35,7 +35,7 @@ from bench import floor_seconds  # noqa: E402
 from support import make_submission  # noqa: E402
 
 from autograder import paths  # noqa: E402
-from autograder.checks import harness, remote  # noqa: E402
+from autograder.checks import harness, link  # noqa: E402
 from autograder.kernel import launchers, membudget  # noqa: E402
 from autograder.kernel.limits import Limits  # noqa: E402
 from autograder.material import answers  # noqa: E402
@@ -54,7 +54,7 @@ class Timers:
 
     def install(self):
         """Wrap Harness.run_test, KernelLink.request and the job (this process only); returns what undoes it."""
-        run_test, request, timers = harness.Harness.run_test, remote.KernelLink.request, self
+        run_test, request, timers = harness.Harness.run_test, link.KernelLink.request, self
         trusted, run_job = worker._trusted_checks, worker.run_job
         kernel_cpu = [0.0]
 
@@ -94,11 +94,11 @@ class Timers:
                 entry[0] += 1
                 entry[1] += time.perf_counter() - t0
 
-        harness.Harness.run_test, remote.KernelLink.request = timed_test, timed_request
+        harness.Harness.run_test, link.KernelLink.request = timed_test, timed_request
         worker._trusted_checks, worker.run_job = timed_trusted, timed_job
 
         def undo() -> None:
-            harness.Harness.run_test, remote.KernelLink.request = run_test, request
+            harness.Harness.run_test, link.KernelLink.request = run_test, request
             worker._trusted_checks, worker.run_job = trusted, run_job
 
         return undo

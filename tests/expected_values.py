@@ -21,7 +21,7 @@ So an invariance, which compares the learner's answer with itself on other input
 (`model(more_pad)` against `model(src)`), passes, and so does a PyTorch module fed the learner's
 mask on both sides; a reference built from the learner's parts (`step_ref(d, ...)`, which calls
 `d.embedding`, `d.cell` and `d.out` to predict `d.step`) is a finding. Inputs a check sends to the
-learner's code are copies (autograder.checks.remote), so passing a tensor or a PyTorch module to the
+learner's code are copies (autograder.checks.link), so passing a tensor or a PyTorch module to the
 learner's code leaves it the grader's. `check.true` states a property, not an expected value.
 """
 

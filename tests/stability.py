@@ -19,8 +19,9 @@ from contextlib import nullcontext
 import nbformat
 
 from autograder.checks import scoring
+from autograder.checks.clock import RemoteError
 from autograder.checks.harness import Harness
-from autograder.checks.remote import KernelLink, RemoteError
+from autograder.checks.link import KernelLink
 from autograder.kernel import launchers, membudget, sandbox
 from autograder.material import answers
 from autograder.results import NotebookResult

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder import paths
-from autograder.checks import remote
+from autograder.checks import clock, encoding, link, proxy
 from autograder.kernel import wire
 from autograder.shipped import codec, servant
 
@@ -109,16 +109,16 @@ def _ask(serve, req: dict, arrays: dict):
     done = json.loads(json.dumps(done))
     reply, got = done["reply"], wire.unpack(done["arrays"], out, wire.Budget(LIMITS))
     if not reply["ok"]:
-        raise remote.remote_exception(reply["error"])
-    return remote.Decoder(_Link(), got).decode(reply["value"])
+        raise link.remote_exception(reply["error"])
+    return encoding.Decoder(_Link(), got).decode(reply["value"])
 
 
 def test_the_servant_calls_the_learners_code_on_the_graders_inputs():
     namespace = {"double": lambda x: x * 2, "model": torch.nn.Linear(3, 2)}
     serve = servant.Servant(namespace=namespace).serve
     double = _ask(serve, {"op": "global", "name": "double"}, {})
-    assert isinstance(double, remote.RemoteObject)
-    enc = remote.Encoder({})
+    assert isinstance(double, proxy.RemoteObject)
+    enc = encoding.Encoder({})
     x = torch.arange(6.0).reshape(2, 3)
     out = _ask(
         serve, {"op": "call", "target": double._r_id, "args": enc.encode([x]), "kwargs": enc.encode({})}, enc.arrays
@@ -137,7 +137,7 @@ def test_the_learners_exceptions_come_back_as_builtin_ones():
     serve = servant.Servant(namespace={"broken": broken}).serve
     handle = _ask(serve, {"op": "global", "name": "broken"}, {})
     with pytest.raises(KeyError, match="no"):
-        enc = remote.Encoder({})
+        enc = encoding.Encoder({})
         _ask(serve, {"op": "call", "target": handle._r_id, "args": enc.encode([1]), "kwargs": enc.encode({})}, {})
     with pytest.raises(NameError):
         _ask(serve, {"op": "global", "name": "missing"}, {})
@@ -145,10 +145,10 @@ def test_the_learners_exceptions_come_back_as_builtin_ones():
 
 def _backward(serve, handle, inputs: list, grads: list) -> list:
     """A call of the learner's function on inputs that require grad, then its backward with these grads."""
-    enc = remote.Encoder({})
+    enc = encoding.Encoder({})
     req = {"op": "call", "target": handle._r_id, "args": enc.encode(inputs), "kwargs": enc.encode({})}
     _ask(serve, req, enc.arrays)
-    enc = remote.Encoder({})
+    enc = encoding.Encoder({})
     return _ask(serve, {"op": "backward", "call": 1, "grads": enc.encode(grads)}, enc.arrays)
 
 
@@ -174,8 +174,8 @@ def test_the_servants_backward_gives_the_inputs_the_gradients_pytorch_does():
 def test_every_op_the_grader_sends_has_a_method():
     ops = servant.Servant().ops
     assert all(callable(m) and m.__name__ == f"op_{op}" for op, m in ops.items())
-    source = (paths.ROOT / "autograder" / "checks" / "remote.py").read_text()
-    sent = {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)} & {
+    sources = [(paths.ROOT / "autograder" / "checks" / f"{m}.py").read_text() for m in ("link", "proxy", "bridge")]
+    sent = {node.value for s in sources for node in ast.walk(ast.parse(s)) if isinstance(node, ast.Constant)} & {
         "global", "call", "backward", "getattr", "setattr", "getitem", "list", "len", "hold", "isinstance"
     }  # fmt: skip
     assert sent <= set(ops) and len(sent) >= 8
@@ -198,8 +198,8 @@ FORGED = [
 @pytest.mark.parametrize("node", FORGED, ids=range(len(FORGED)))
 def test_a_forged_reply_is_refused_by_the_grader(node):
     arrays = {"a0": np.zeros(2, dtype=np.float32)}
-    with pytest.raises(remote.RemoteError):
-        remote.Decoder(_Link(), arrays).decode(node)
+    with pytest.raises(clock.RemoteError):
+        encoding.Decoder(_Link(), arrays).decode(node)
 
 
 def test_a_reply_nested_deeper_than_the_limit_is_refused():
@@ -209,12 +209,12 @@ def test_a_reply_nested_deeper_than_the_limit_is_refused():
         child = {codec.TAG: codec.LIST, codec.VALUE: []}
         deep[codec.VALUE].append(child)
         deep = child
-    with pytest.raises(remote.RemoteError, match="nested too deeply"):
-        remote.Decoder(_Link(), {}).decode(node)
+    with pytest.raises(clock.RemoteError, match="nested too deeply"):
+        encoding.Decoder(_Link(), {}).decode(node)
 
 
 def test_a_device_the_kernel_names_is_only_one_of_the_known_kinds():
-    dec = remote.Decoder(_Link(), {})
+    dec = encoding.Decoder(_Link(), {})
     assert dec.decode({codec.TAG: codec.DEVICE, codec.VALUE: "cuda:1"}) == torch.device("cuda:1")
     assert dec.decode({codec.TAG: codec.DEVICE, codec.VALUE: "meta"}) == torch.device("cpu")
 
@@ -257,14 +257,12 @@ def test_the_grade_commands_own_process_imports_no_torch():
 def test_a_call_back_with_too_many_values_is_refused_before_its_json_is_parsed():
     """Red team (json_amplification): a call's JSON parses into ~16x its bytes in the worker, so its
     objects are counted first; within the byte limit, 30,000 of them are refused, unparsed."""
-    from autograder.checks import remote
-
-    link = remote.KernelLink(None, 1.0, float("inf"))
+    kernel = link.KernelLink(None, 1.0, float("inf"))
     bloated = "[" + "{}," * 30_000 + "{}]"
-    assert len(bloated) < link.budget.limits.callback_bytes
-    reply = link.desk.answer({"msg_type": "input_request", "content": {"prompt": bloated}})
+    assert len(bloated) < kernel.budget.limits.callback_bytes
+    reply = kernel.desk.answer({"msg_type": "input_request", "content": {"prompt": bloated}})
     assert reply["ok"] is False and "more values" in reply["error"], reply
-    assert not link.desk.serving
+    assert not kernel.desk.serving
 
 
 class _Kernel:
@@ -296,3 +294,14 @@ def test_no_status_is_published_around_the_graders_requests_only():
         kernel._publish_status("idle", "shell")
     quiet = ("busy", "comm_msg"), ("idle", "comm_msg")
     assert kernel.published == [*quiet, ("busy", "execute_request"), ("idle", "execute_request"), *quiet]
+
+
+def test_the_kernel_boot_cell_is_boots_function_as_written():
+    """Issue 50: the code the kernel runs to define the servant lives in shipped/boot.py; the cell is its function only."""
+    text = (paths.SHIPPED / "boot.py").read_text()
+    boot = link.boot_source()
+    assert boot.startswith("def __wb_boot(files):\n") and boot in text
+    cell = link.servant_cell()
+    assert cell.startswith(boot + "\n__wb_boot({") and cell.endswith("})\ndel __wb_boot\n")
+    assert str(ast.get_docstring(ast.parse(text))) not in cell
+    compile(cell, "<servant cell>", "exec")

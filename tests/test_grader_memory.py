@@ -57,8 +57,8 @@ def test_count_parameters_over_thousands_of_names_counts_a_shared_one_once():
 
 def test_no_object_of_the_learners_passes_for_a_tensor_in_the_grader():
     """count_parameters counts only tensors: a kernel's handle may name a torch.nn Module class, never a tensor's."""
-    from autograder.checks import remote
+    from autograder.checks import encoding
 
     for claimed in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.Linear"):
-        cls = remote._torch_class(claimed)
+        cls = encoding._torch_class(claimed)
         assert cls is None or not issubclass(cls, torch.Tensor), claimed

@@ -119,7 +119,7 @@ def _channels_reading(frames_sent: list[list[bytes]], session: GuardedSession):
 
     import zmq
 
-    from autograder.checks.remote import KernelChannels
+    from autograder.checks.channels import KernelChannels
 
     ctx = zmq.Context.instance()
     reader, writer = ctx.socket(zmq.PULL), ctx.socket(zmq.PUSH)
@@ -146,13 +146,13 @@ def _channels_reading(frames_sent: list[list[bytes]], session: GuardedSession):
     ids=["not-json", "not-utf8", "too-deep", "type-not-a-string", "not-an-object", "longer-than-the-peek"],
 )
 def test_a_header_the_peek_cannot_read_names_no_type(header):
-    from autograder.checks.remote import header_type
+    from autograder.checks.channels import header_type
 
     assert header_type([b"topic", b"<IDS|MSG>", b"sig", header, b"{}", b"{}", b"{}"]) is None
 
 
 def test_the_peek_needs_the_delimiter_and_a_header():
-    from autograder.checks.remote import header_type
+    from autograder.checks.channels import header_type
 
     assert header_type([b"garbage"]) is None
     assert header_type([b"<IDS|MSG>", b"sig"]) is None

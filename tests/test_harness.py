@@ -24,7 +24,7 @@ from autograder.checks.harness import (
     free_names,
     prelude,
 )
-from autograder.checks.remote import KernelLink
+from autograder.checks.link import KernelLink
 from autograder.kernel import membudget
 from autograder.kernel.execute import KernelSession
 from autograder.kernel.limits import Limits

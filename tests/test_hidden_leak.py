@@ -19,7 +19,7 @@ from leak_plants import MARKER
 from autograder import paths
 from autograder.checks.coursekey import answers_digest, derive_seed
 from autograder.checks.harness import _hidden_message
-from autograder.checks.remote import remote_exception
+from autograder.checks.link import remote_exception
 
 VALUES = re.compile(r"LEAKED q=\[")  # the message with values (the answer's own source says q={...})
 ENTRY = (

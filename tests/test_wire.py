@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder.checks.remote import _torch_class, offered, remote_exception
+from autograder.checks.callbacks import offered
+from autograder.checks.encoding import _torch_class
+from autograder.checks.link import remote_exception
 from autograder.kernel import wire
 
 LIMITS = wire.WireLimits(reply_bytes=2**16, job_bytes=2**18, arrays=8, ndim=4, callback_bytes=2**12)

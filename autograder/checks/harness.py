@@ -2,8 +2,8 @@
 
 The test cell's full source (hidden checks included) is executed in this process with the
 notebook's setup cell for context. Names the learner defines resolve to proxies
-(autograder.checks.remote) that call their code in the kernel on copies of this process's
-inputs; the expected values, tolerances, known-mistake comparisons and messages are all
+(autograder.checks.proxy, through autograder.checks.link) that call their code in the kernel
+on copies of this process's inputs; the expected values, tolerances, known-mistake comparisons and messages are all
 computed here. Every seed a test cell sets is mixed with the course key, the learner's id,
 the notebook and the test (autograder.checks.coursekey.derive_seed): each learner and each test cell
 draws its own hidden inputs, whatever another one did, and the same ones on every run.
@@ -26,7 +26,9 @@ import torch
 
 from autograder import workbook as trusted_workbook
 from autograder.checks import coursekey, forbidden, pysource
-from autograder.checks.remote import KernelLink, RemoteError, RemoteObject, hold, kernel_global
+from autograder.checks.clock import RemoteError
+from autograder.checks.link import KernelLink, hold, kernel_global
+from autograder.checks.proxy import RemoteObject
 from autograder.material import answers
 from autograder.material.markup import hidden_lines, strip_markers
 from autograder.results import TrustedVerdict

@@ -55,12 +55,12 @@ class Record:
 def recording(test: str) -> Iterator[Record]:
     """Record, while `test` runs in this process, each call of the learner's code and each check."""
     from autograder import workbook as trusted
-    from autograder.checks import harness, remote
+    from autograder.checks import harness, proxy
 
     rec = Record(test)
     saved: dict[tuple[type, str], Any] = {
         (harness.Harness, "run_test"): harness.Harness.run_test,
-        (remote.RemoteObject, "__call__"): remote.RemoteObject.__call__,
+        (proxy.RemoteObject, "__call__"): proxy.RemoteObject.__call__,
         **{(trusted.Check, name): getattr(trusted.Check, name) for name in ("close", "equal", "true")},
     }
 
@@ -79,7 +79,7 @@ def recording(test: str) -> Iterator[Record]:
         if rec.active:
             rec.events.append(event)
         try:
-            event["output"] = saved[(remote.RemoteObject, "__call__")](self, *args, **kwargs)
+            event["output"] = saved[(proxy.RemoteObject, "__call__")](self, *args, **kwargs)
         except BaseException as exc:
             event["raised"] = f"{type(exc).__name__}: {exc}"
             raise
@@ -95,7 +95,7 @@ def recording(test: str) -> Iterator[Record]:
 
     # patched for this one replay, restored below
     harness.Harness.run_test = run_test  # type: ignore[method-assign]
-    remote.RemoteObject.__call__ = call  # type: ignore[method-assign]
+    proxy.RemoteObject.__call__ = call  # type: ignore[method-assign]
     for name in ("close", "equal", "true"):
         setattr(trusted.Check, name, checker(name))
     try:

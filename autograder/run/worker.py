@@ -14,8 +14,9 @@ import nbformat
 
 from autograder import paths
 from autograder.checks import scoring
+from autograder.checks.clock import RemoteError
 from autograder.checks.harness import Harness, helpers_of_tests
-from autograder.checks.remote import KernelLink, RemoteError
+from autograder.checks.link import KernelLink
 from autograder.checks.selfcheck import kernel_message
 from autograder.gradebook.feedback import make_inert
 from autograder.kernel import launchers, membudget, sandbox
