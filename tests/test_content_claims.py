@@ -28,7 +28,7 @@ MODEL_ANSWER = re.compile(r"\*\*Model answer\.\*\*(.*?)(?:\*\*Rubric|### END SOL
 KEY_PHRASE_WORDS = 6
 EXPECTED_NOTE = "**Expected figures"  # a note stating the range correct runs reach (benchmarks/expected_figures.py)
 RANGE = re.compile(r"(\d+(?:\.\d+)?)\s?–\s?(\d+(?:\.\d+)?)\s?(%?)")
-TRAINING_NOTEBOOKS = ("05", "06", "07")  # notebooks whose training cells state expected figures
+TRAINING_NOTEBOOKS = ("05", "06", "07", "09")  # notebooks whose training cells state expected figures
 
 
 def decimals(text: str) -> int:
@@ -243,7 +243,7 @@ def test_language_model_expected_figures_are_what_it_printed():
     per_token, per_byte = printed(nb, r"held-out loss (\d+\.\d+) nats per token = (\d+\.\d+) nats per byte")
     (unigram,) = printed(nb, r"unigram baseline (\d+\.\d+) nats per token")
     for value, unit in ((per_token, "token"), (per_byte, "byte")):
-        low, high = stated(text, rf"between (\d+\.\d+) and (\d+\.\d+) nats per {unit}")
+        low, high = stated(text, rf"(\d+\.\d+)–(\d+\.\d+) nats per {unit}")
         assert low <= value <= high, f"printed {value} nats per {unit}, the text says {low} to {high}"
     assert stated(text, r"unigram baseline of about (\d+\.\d+) nats per token") == (round(unigram, 1),)
 
@@ -254,3 +254,34 @@ def test_run_times_in_words_hold_the_printed_times():
     m = re.search(r"Run All takes (\w+) to (\w+) minutes", markdown_text(nb))
     assert m, "07 no longer states its run time in words"
     assert printed_seconds(nb) <= 60 * SPELLED[m.group(2)]
+
+
+def test_language_model_samples_heads_and_probe_are_as_described():
+    """Issue 51: what 09's text says of its samples, attention heads and memorisation probe is what it printed."""
+    nb = source("09_language_model")
+    out = outputs_text(nb)
+    stats = dict(re.findall(r"(samples|held-out code): \d+ lines, brackets balanced on (\d+)%, indented by fours", out))
+    assert int(stats["samples"]) >= int(stats["held-out code"]) - 10  # "about as many of their lines"
+    assert float(printed(nb, r"samples: \d+ lines, brackets balanced on \d+%, indented by fours (\d+)%")[0]) >= 90
+    keywords = re.search(r"keywords in the samples: (.*)", out).group(1)
+    assert all(f"{word} (" in keywords for word in ("def", "return", "class", "if"))
+    first_sample = re.search(r"--- temperature 0\.5 ---\n(.*?)\n--- temperature", out, re.S).group(1)
+    assert re.search(r"\b(\w+)(?: \1\b){2,}", first_sample), "the first sample no longer falls into a loop"
+    blocks = re.findall(r"block (\d+), heads [^:]*: (.*)", out)
+    shares = [[tuple(int(x) for x in re.findall(r"(\d+)%", head)) for head in line.split("|")] for _, line in blocks]
+    last, first = shares[-1], shares[0]
+    assert all(prev > max(start, same) for start, prev, same in last)  # previous token over first and itself
+    assert max(prev for _, prev, _ in last) > 33  # "one head well over a third"
+    assert max(start for block in shares for start, _, _ in block) < 5  # no attention sink
+    assert max(max(h) for h in first) < min(max(prev for _, prev, _ in last), 10)  # the first block: more even
+    rates = {
+        g: (int(a), int(b))
+        for g, a, b in re.findall(
+            r"(\w[\w ]+?) \(\d+ lines\): (\d+)% of the second-half tokens "
+            r"guessed right, (\d+)% of the lines",
+            out,
+        )
+    }
+    repeated, once, held = rates["repeated in training"], rates["once in training"], rates["held out only"]
+    assert repeated[0] >= once[0] + 15 and once[0] > held[0], rates  # far better, then somewhat better
+    assert max(repeated[1], once[1], held[1]) <= 5, rates  # whole lines almost never

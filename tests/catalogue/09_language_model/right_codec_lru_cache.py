@@ -25,4 +25,8 @@ def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for i, (a, b) in enumerate(merges, start=256):
         vocab[i] = vocab[a] + vocab[b]
-    return b"".join(map(vocab.__getitem__, map(int, ids))).decode("utf-8", errors="replace")
+    vocab[len(vocab)] = b""  # the padding id decodes to nothing
+    try:
+        return b"".join(map(vocab.__getitem__, map(int, ids))).decode("utf-8", errors="replace")
+    except KeyError as missing:
+        raise ValueError(f"no token {missing}") from None

@@ -24,7 +24,11 @@ def decode(ids, merges):
         a, b = merges[i - 256]
         return token_bytes(a) + token_bytes(b)
 
+    pad = 256 + len(merges)  # the padding id decodes to nothing
     data = bytearray()
-    for i in ids:
-        data += token_bytes(int(i))
+    for i in map(int, ids):
+        if i < 0 or i > pad:
+            raise ValueError(f"no token {i}")
+        if i != pad:
+            data += token_bytes(i)
     return bytes(data).decode("utf-8", errors="replace")

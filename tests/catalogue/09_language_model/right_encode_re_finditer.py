@@ -24,4 +24,8 @@ def decode(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for i, (a, b) in enumerate(merges):
         table[256 + i] = table[a] + table[b]
+    table[256 + len(merges)] = b""  # padding
+    unknown = [int(t) for t in ids if int(t) not in table]
+    if unknown:
+        raise ValueError(f"ids outside the vocabulary: {unknown[:3]}")
     return b"".join(table[int(t)] for t in ids).decode("utf-8", errors="replace")

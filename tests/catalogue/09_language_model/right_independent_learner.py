@@ -48,7 +48,16 @@ def decode(ids, merges):
     table = [bytes([b]) for b in range(256)]
     for a, b in merges:  # a merge only refers to tokens made before it
         table.append(table[a] + table[b])
-    raw = b"".join(table[int(t)] for t in ids)
+    pad_id = len(table)
+    pieces = []
+    for t in ids:
+        t = int(t)
+        if t == pad_id:
+            continue
+        if not 0 <= t < pad_id:
+            raise ValueError(f"token id {t} is not in the vocabulary")
+        pieces.append(table[t])
+    raw = b"".join(pieces)
     return raw.decode("utf-8", errors="replace")
 
 
