@@ -199,7 +199,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--calls", type=int, default=12, help="how many of the costliest calls to print")
     args = parser.parse_args()
-    torch.set_num_threads(1)  # as a grading worker (grade._init_worker)
+    torch.set_num_threads(1)  # as a grading worker (pool.init_worker)
     names = [n for want in args.notebooks for n in paths.notebook_names() if n.startswith(want)]
     for name in names:
         floor_load = load()

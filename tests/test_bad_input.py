@@ -22,7 +22,7 @@ from autograder.material import answers
 from autograder.results import NotebookResult
 from autograder.results import TestResult as Verdict  # not 'Test*': pytest would collect it
 from autograder.results_folder import ResultsFolder
-from autograder.run import grade, report, sheet
+from autograder.run import grade, pool, report, sheet
 from autograder.submissions import ids, intake
 
 
@@ -147,9 +147,9 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     def broken(job, uid):
         raise RuntimeError("the grader tripped over this one")
 
-    monkeypatch.setattr("autograder.run.worker.run_job", broken)  # grade._run_one imports it when called
+    monkeypatch.setattr("autograder.run.worker.run_job", broken)  # pool.run_one imports it when called
     [job] = todo()
-    result, executed = grade._run_one(job, 0)
+    result, executed = pool.run_one(job, 0)
     assert result.status == "error" and "tripped" in result.errors[0] and executed is None
     ResultsFolder(opts.out).save(result, "digest")
     assert todo() == []  # not retried: same content, same sources

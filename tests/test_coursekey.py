@@ -114,8 +114,8 @@ def test_a_sharded_run_never_makes_the_default_key(tmp_path, monkeypatch):
     assert not (tmp_path / "build").exists()
     made = coursekey.load(coursekey.DEFAULT_KEY)  # the course's key, copied there: every shard uses it
     assert grade._course_key(opts) == made
-    opts.key_file = tmp_path / "named.key"  # a named file is made on first use (one for every shard)
-    opts.out = tmp_path / "R2"
+    named = tmp_path / "named.key"  # a named file is made on first use (one for every shard)
+    opts = grade.Options(submissions=tmp_path, out=tmp_path / "R2", shard=sharding.Shard(1, 2), key_file=named)
     assert grade._course_key(opts) == coursekey.load(opts.key_file) != made
 
 

@@ -11,7 +11,7 @@ from support import make_submission
 
 from autograder.kernel import launchers
 from autograder.kernel.limits import Limits
-from autograder.run import grade
+from autograder.run import grade, pool
 
 pytestmark = pytest.mark.slow
 NB01 = "01_scaled_dot_product_attention"
@@ -65,12 +65,12 @@ def _main(tmp_path) -> tuple[int, dict]:
     nbformat.write(make_submission(NB01, None), subs / f"{NB01}.ipynb")
     out = tmp_path / "out"
 
-    def in_this_process(opts, todo, uid_base, done):  # where the failing host is patched (workers fork elsewhere)
+    def in_this_process(workers, todo, uid_base, done):  # where the failing host is patched (workers fork elsewhere)
         for slot, job in enumerate(todo):
-            done(*grade._run_one(job, slot, uid_base))
+            done(*pool.run_one(job, slot, uid_base))
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grade, "_parallel", in_this_process)
+        patch.setattr(pool, "parallel", in_this_process)
         code = grade.main([str(subs.parent), "--out", str(out), "--jobs", "1", "--unsafe", "--quiet"])
     (row,) = json.loads((out / "results.json").read_text())["submissions"]
     row["auto_max"] = sum(t["max_score"] for t in row["tests"] if not t.get("manual"))  # written answers: a person's

@@ -28,8 +28,9 @@ pytestmark = pytest.mark.slow
 
 
 def _grade(subs, out, key_file, similarity=True) -> dict:
-    opts = grade_options(submissions=subs, out=out, jobs=2, limits=Limits(), quiet=True)
-    opts.key_file, opts.similarity = key_file, similarity
+    opts = grade_options(
+        submissions=subs, out=out, jobs=2, limits=Limits(), quiet=True, key_file=key_file, similarity=similarity
+    )
     return {r.key: r for r in grade.grade(opts)}
 
 

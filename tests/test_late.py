@@ -125,8 +125,8 @@ def test_grade_with_a_policy_fills_the_late_columns_and_tells_the_learner(tmp_pa
         jobs=1,
         limits=Limits(),
         quiet=True,
+        late=tmp_path / "late.toml",
     )
-    opts.late = tmp_path / "late.toml"
     results = {r.student_id: r for r in grade.grade(opts)}
     rows = {r["student_id"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
     ann, bo = rows["ann"], rows["bo"]

@@ -197,8 +197,8 @@ def test_grade_reads_a_canvas_download_through_the_roster(tmp_path):
         jobs=1,
         limits=Limits(),
         quiet=True,
+        roster=tmp_path / "roster.csv",
     )
-    opts.roster = tmp_path / "roster.csv"
     [result] = grade.grade(opts)
     assert (result.student_id, result.notebook, result.status) == ("fay", NB01, "graded")
     assert result.score == result.auto_max > 0  # every automatic point (written answers await a person)

@@ -63,8 +63,15 @@ def graded(tmp_path_factory):
         (tmp / "subs" / student / "timestamp.txt").write_text(HANDED_IN + "\n")
     (tmp / "late.toml").write_text(POLICY)
     (tmp / "roster.csv").write_text(ROSTER)
-    opts = grade_options(submissions=tmp / "subs", out=tmp / "out", jobs=1, limits=Limits(), quiet=True)
-    opts.late, opts.roster = tmp / "late.toml", tmp / "roster.csv"
+    opts = grade_options(
+        submissions=tmp / "subs",
+        out=tmp / "out",
+        jobs=1,
+        limits=Limits(),
+        quiet=True,
+        late=tmp / "late.toml",
+        roster=tmp / "roster.csv",
+    )
     first = {r.student_id: r for r in grade.grade(opts)}["ann"]
     written = next(t for t in first.tests if t.manual)
     overridden = next(t for t in first.tests if not t.manual and t.score > 0)

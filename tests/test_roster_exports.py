@@ -51,8 +51,9 @@ def test_a_roster_puts_every_learner_in_grades_lms_canvas_and_moodle_exports(tmp
         out=tmp_path / "out",
         jobs=1,
         limits=Limits(),
+        quiet=True,
+        roster=tmp_path / "roster.csv",
     )
-    opts.quiet, opts.roster = True, tmp_path / "roster.csv"
     [fay] = grade.grade(opts)
     out = tmp_path / "out"
     grades = _rows((out / "grades.csv").read_text())

@@ -22,7 +22,7 @@ from autograder.gradebook.course import Course
 from autograder.material import rubrics
 from autograder.results import NotebookResult, Status
 from autograder.results_folder import ResultsFolder
-from autograder.run import grade, overrides
+from autograder.run import grade, gradebook_stage, overrides
 
 
 def export(out: Path) -> list:
@@ -31,7 +31,7 @@ def export(out: Path) -> list:
     course = Course(folder.course_dir)
     if not course.db_path.exists():
         raise FileNotFoundError(f"{out} holds no graded results (no .course/gradebook.db)")
-    recorder = grade.Recorder(folder, course)
+    recorder = gradebook_stage.Recorder(folder, course)
     results = grade.finish(folder, recorder)
     for result in results:
         if result.status == Status.GRADED and any(t.manual or t.overridden for t in result.tests):

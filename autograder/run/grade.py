@@ -2,10 +2,10 @@
 
 Stages, in order: intake (find and validate) -> prepare (course, release) -> run jobs
 (rebuild, sandboxed execution in a kernel forked from a preloaded server, then every
-test cell run in the worker against that kernel (autograder.checks.harness); in parallel; each
-finished job saved at once) -> gradebook
-(nbgrader autograde, one writer, reconcile) -> feedback (nbgrader generate_feedback)
--> reports.
+test cell run in the worker against that kernel (autograder.checks.harness); in parallel
+(autograder.run.pool); each finished job saved at once) -> gradebook
+(nbgrader autograde, one writer, reconcile) -> feedback (nbgrader generate_feedback; both
+autograder.run.gradebook_stage) -> reports. This module keeps the order and the options.
 """
 
 from __future__ import annotations
@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
-import multiprocessing
 import os
 import shutil
 import sys
 import time
-import traceback
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
@@ -38,13 +34,12 @@ from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
-from autograder.run import assignments, interrupt, late, overrides, runlock, warmup
+from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, printable, summary, table, write_reports
 from autograder.submissions import canvas_times, ids, intake, roster
 
 if TYPE_CHECKING:
-    from autograder.gradebook.records import Session
     from autograder.run.job import Job
 
 # autograder.run.worker (torch) and autograder.gradebook.records (nbgrader) are imported where used: a run
@@ -53,9 +48,9 @@ if TYPE_CHECKING:
 ENGINE_VERSION = "3"  # 2: checks run in the grader, against the kernel; 3: inputs from the course key
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, frozen=True)
 class Options:
-    """What a grading run was asked to do."""
+    """What a grading run was asked to do: built once (the command line, or a caller), never changed."""
 
     submissions: Path
     out: Path
@@ -126,177 +121,12 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
     return todo
 
 
-def _init_worker(environ: dict[str, str]) -> None:
-    """A worker: this run's environment (not the fork server's, as it was when it started), one thread."""
-    import gc
-
-    # what the fork server imported (torch) is never collected here, so no collection writes to (and
-    # copies) the pages this worker shares with the server and the other workers
-    gc.freeze()
-    os.environ.clear()
-    os.environ.update(environ)
-    import ctypes
-    import signal
-
-    import torch
-
-    # dies with its fork server, which ends with this run's command: no worker outlives an interrupted run
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-    interrupt.ignore_in_worker()  # Ctrl-C: the main process says how to resume, once
-    torch.set_num_threads(1)  # the checks' oracles run single-threaded, as the kernels do (OMP_NUM_THREADS=1)
-
-
-def _run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
-    """Worker entry point (in a child process): never raises."""
-    from autograder.run.worker import run_job
-
-    try:
-        return run_job(job, uid=runlock.job_uid(uid_base, slot))
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - one submission must not stop the batch (SystemExit included)
-        where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")
-        return _error_row(job, f"{Problem.GRADER}: {exc!r} at {where}"), None
-
-
-def _error_row(job: Job, reason: str) -> NotebookResult:
-    """A job the grader could not finish: its row, saved with its content hash (re-run when it changes)."""
-    return NotebookResult(
-        student_id=job.student_id,
-        notebook=job.notebook,
-        status=Status.ERROR,
-        errors=[reason[:1500]],
-        content_hash=job.content_hash,
-    )
-
-
-WORKER_DIED = f"{Problem.GRADER}: the grader's worker process for this notebook died (out of memory or killed)"
-
-
-def _workers_context() -> multiprocessing.context.BaseContext:
-    """Workers forked from a server that has imported torch and the worker, and done nothing else.
-
-    Not forked from this process (its threads, tqdm's and ZeroMQ's, may hold locks) and not
-    spawned: forked workers share the server's pages of torch (about 150 MB each, counted
-    once), and the server has run no torch op, so no thread pool is forked mid-use.
-    """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["torch", "autograder.run.worker"])
-    if _pool_helpers not in interrupt._HELPERS:
-        interrupt.kill_on_interrupt(_pool_helpers)
-    return context
-
-
-def _pool_helpers() -> list[int]:
-    """The pid of multiprocessing's fork server, if started: Ctrl-C kills it, and its workers die with it."""
-    from multiprocessing import forkserver
-
-    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
-    return [pid] if isinstance(pid, int) and pid > 0 else []
-
-
-def _in_pool(workers: int, jobs: list[tuple[int, Job]], uid_base: int, done) -> list[tuple[int, Job]]:
-    """Run jobs in a pool of workers; the jobs whose worker died (the pool broke) are returned."""
-    broken: list[tuple[int, Job]] = []
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_workers_context(),
-        initializer=_init_worker,
-        initargs=(dict(os.environ),),
-    ) as pool:
-        futures = {pool.submit(_run_one, job, i, uid_base): (i, job) for i, job in jobs}
-        for future in as_completed(futures):
-            try:
-                outcome = future.result()
-            except BrokenProcessPool:
-                broken.append(futures[future])
-                continue
-            done(*outcome)
-    return broken
-
-
-def _parallel(opts: Options, todo: list[Job], uid_base: int, done) -> None:
-    """Jobs in parallel; those a dying worker took down are re-run one by one, each in its own worker.
-
-    A job whose own worker dies again gets an error row: it alone is lost, never the run.
-    """
-    broken = _in_pool(min(opts.jobs, len(todo)), list(enumerate(todo)), uid_base, done)
-    for slot, job in sorted(broken, key=lambda entry: entry[0]):
-        if _in_pool(1, [(slot, job)], uid_base, done):
-            done(_error_row(job, WORKER_DIED), None)
-
-
-class Recorder:
-    """The gradebook stage, in the main process only (sqlite wants one writer): one result at a time.
-
-    nbgrader autograde scores the executed notebook, the trusted verdicts are reconciled
-    into the gradebook, the feedback is written, and the saved result is marked 'recorded'.
-    Run as each job finishes, this overlaps with the jobs still running.
-    """
-
-    def __init__(self, folder: ResultsFolder, course: Course) -> None:
-        self.folder, self.course = folder, course
-        self.session: Session | None = None
-
-    def record(self, result: NotebookResult, digest: str, executed=None) -> None:
-        """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
-        if result.status != Status.GRADED:
-            return
-        from autograder.gradebook import records as gradebook
-        from autograder.run import handgrades
-
-        if self.session is None:
-            self.session = gradebook.Session(self.course)
-        if executed is None:
-            executed = nbformat.read(self.folder.executed_path(result.student_id, result.notebook), as_version=4)
-        before = handgrades.answers_before(self.course, result)
-        gradebook.submit(self.course, result, executed, late.handed_in(self.folder.root, result))
-        self.session.autograde(result.notebook, result.student_id)
-        handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
-        gradebook.reconcile(self.course, [result])
-        shown = self.current(result)
-        gradebook.record_late(self.course, [shown], late.due_dates(self.folder.root))  # the page's header shows it
-        feedback.generate(self.course, self.session, shown, self.folder.feedback_dir)
-        self.folder.save(result, digest, recorded=True)
-
-    def current(self, result: NotebookResult) -> NotebookResult:
-        """A copy of a saved result with the scores people gave (written answers, overrides) on it."""
-        from autograder.gradebook import records as gradebook
-
-        shown = copy.deepcopy(result)
-        gradebook.apply_manual(self.course, [shown])
-        overrides.tell(overrides.apply(self.folder.root, self.course, [shown]))
-        late.apply(self.folder.root, [shown])
-        return shown
-
-    def refresh_feedback(self, result: NotebookResult) -> None:
-        """Rewrite one recorded submission's feedback page (a person has graded its written answers)."""
-        from autograder.gradebook import records as gradebook
-
-        if self.session is None:
-            self.session = gradebook.Session(self.course)
-        feedback.generate(self.course, self.session, result, self.folder.feedback_dir)
-
-
-def _record_or_error(recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
-    """Record one result; if nbgrader fails on it, save it as an error (not retried until it changes)."""
-    try:
-        recorder.record(result, digest, executed)
-    except Exception as exc:  # noqa: BLE001 - one submission nbgrader cannot handle must not stop the batch
-        if interrupt.REQUESTED.is_set():  # Ctrl-C inside nbgrader: left unrecorded, the next run records it
-            raise KeyboardInterrupt from exc
-        result.status = Status.ERROR
-        result.errors.append(f"{Problem.GRADER} while recording the grade and feedback: {exc!r}"[:500])
-        recorder.folder.save(result, digest)
-
-
 def run_jobs(
     opts: Options,
     ready: Callable[[], launchers.Launch],
     todo: list[Job],
     digest: str,
-    recorder: Recorder,
+    recorder: gradebook_stage.Recorder,
     uid_base: int,
 ) -> None:
     """Execute jobs (in parallel when jobs > 1); save and record each result as soon as it is done.
@@ -309,7 +139,7 @@ def run_jobs(
 
     def done(result: NotebookResult, executed) -> None:
         opts.folder.save(result, digest, executed)
-        _record_or_error(recorder, result, digest, executed)
+        gradebook_stage.record_or_error(recorder, result, digest, executed)
         bar.update()
 
     if todo:
@@ -318,14 +148,17 @@ def run_jobs(
             job.launch = launch
         if opts.in_process:
             for i, job in enumerate(todo):
-                done(*_run_one(job, i, uid_base))
+                done(*pool.run_one(job, i, uid_base))
         else:  # even one job: the grader's own process never imports torch, and a dying worker is one row
-            _parallel(opts, todo, uid_base, done)
+            pool.parallel(opts.jobs, todo, uid_base, done)
     bar.close()
 
 
 def finish(
-    folder: ResultsFolder, recorder: Recorder, touched: frozenset[str] = frozenset(), similarity: bool = False
+    folder: ResultsFolder,
+    recorder: gradebook_stage.Recorder,
+    touched: frozenset[str] = frozenset(),
+    similarity: bool = False,
 ) -> list[NotebookResult]:
     """Record what an interrupted run left unrecorded, then write all reports.
 
@@ -335,17 +168,10 @@ def finish(
     `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
     grading_view.collect(folder)  # scores typed in an anonymous formgrader, onto the learners' own rows
-    for state in list(folder.states().values()):
-        if state.result.status == Status.GRADED and not state.recorded:
-            _record_or_error(recorder, copy.deepcopy(state.result), state.digest)
-    from autograder.gradebook import records as gradebook
-
+    gradebook_stage.record_left_over(folder, recorder)
     out, results = folder.root, folder.results()
     touched = touched | overrides.adopt(out, recorder.course, results)  # scores entered in formgrader
-    gradebook.apply_manual(recorder.course, results)  # written answers: the points a person gave, if any
-    overrides.tell(overrides.apply(out, recorder.course, results))  # tests' scores an instructor set
-    late.apply(out, results)  # due dates and penalties, last: they apply to the final score
-    gradebook.record_late(recorder.course, results, late.due_dates(out))  # nbgrader's export and pages agree
+    gradebook_stage.apply_decisions(folder, recorder.course, results)  # written answers, overrides, late
     for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
     write_reports(out, results)
@@ -475,7 +301,7 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     grading_view.collect(opts.folder)  # before a resubmission is recorded over them
     recorded = [copy.deepcopy(s.result) for s in states.values() if s.recorded]
     touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
-    recorder = Recorder(opts.folder, course)
+    recorder = gradebook_stage.Recorder(opts.folder, course)
     run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
     return finish(opts.folder, recorder, touched, opts.similarity)
 
@@ -537,7 +363,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         shard = sharding.parse(args.shard) if args.shard else None
-    except sharding.ShardError as exc:
+        assignment = assignments.parse(args.assignment) if args.assignment else None
+    except (sharding.ShardError, assignments.AssignmentError) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     opts = Options(
@@ -547,15 +374,14 @@ def main(argv: list[str] | None = None) -> int:
         sandbox=how,
         limits=limits,
         quiet=args.quiet,
+        shard=shard,
+        key_file=args.key,
+        seed_id=args.seed_id,
+        similarity=not args.no_similarity,
+        roster=args.roster,
+        late=args.late,
+        assignment=assignment,
     )
-    opts.shard, opts.key_file, opts.similarity = shard, args.key, not args.no_similarity
-    opts.seed_id = args.seed_id
-    opts.roster, opts.late = args.roster, args.late
-    try:
-        opts.assignment = assignments.parse(args.assignment) if args.assignment else None
-    except assignments.AssignmentError as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return 2
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()

@@ -197,11 +197,11 @@ def learner_id(root: Path) -> str:
     return "gradescope:" + "+".join(users) if users else ""
 
 
-def _choose_sandbox(opts: grade.Options, root: Path) -> None:
-    """The full sandbox where bubblewrap works, else the reduced one, else none (launchers.choose decides)."""
-    how = opts.sandbox = launchers.choose(container=True)
-    if how.mode == "user-only":
-        opts.work_root = _lock_down(root)
+def _choose_sandbox(root: Path) -> tuple[launchers.Launcher, Path | None]:
+    """The full sandbox where bubblewrap works, else the reduced one, else none (launchers.choose decides);
+    with the reduced one, the kernels' own work root (else None: the default)."""
+    how = launchers.choose(container=True)
+    return how, (_lock_down(root) if how.mode == "user-only" else None)
 
 
 def _lock_down(root: Path) -> Path:
@@ -218,14 +218,22 @@ def run(root: Path, prepare_only: bool = False) -> dict:
     """Grade root/submission (the learner's files) and write root/results/results.json."""
     # one kernel at a time unless told (AUTOGRADER_JOBS): os.cpu_count() sees the host's cores, not the container's share
     jobs = max(1, int(os.environ.get("AUTOGRADER_JOBS", "1")))
+    key_file, seed_id = _key_file(root), learner_id(root)
+    # at image build (prepare_only): no learner code runs, so no sandbox to choose
+    how, work_root = (None, None) if prepare_only else _choose_sandbox(root)
     opts = grade.Options(
-        submissions=root / "work" / "submissions", out=root / "work" / "results", jobs=jobs, quiet=True
+        submissions=root / "work" / "submissions",
+        out=root / "work" / "results",
+        jobs=jobs,
+        quiet=True,
+        sandbox=how,
+        work_root=work_root,
+        key_file=key_file,
+        seed_id=seed_id,
     )
-    opts.key_file, opts.seed_id = _key_file(root), learner_id(root)
-    if prepare_only:  # at image build: no learner code runs, so no sandbox to choose
+    if prepare_only:
         grade.prepare(opts.folder, paths.notebook_names(), opts.limits.cell_seconds)
         return {}
-    _choose_sandbox(opts, root)
     # a fresh start each run: Gradescope may run a learner's submission in a root that graded
     # another's, whose saved grades, gradebook rows and feedback must not be this one's
     # (the course set-up comes back from the course cache that setup.sh filled)

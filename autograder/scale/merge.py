@@ -39,7 +39,7 @@ from autograder.gradebook.course import COURSE_ID, Course
 from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
 from autograder.results_folder import ResultsFolder, SavedState
-from autograder.run import grade, overrides, runlock
+from autograder.run import grade, gradebook_stage, overrides, runlock
 from autograder.run import shard as sharding
 from autograder.run.report import summary, table
 from autograder.submissions import roster as rosters
@@ -285,7 +285,7 @@ def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: 
     # grade's own conclusion: written scores, overrides, late penalties, reports, and a
     # similarity report over everyone (a shard compared its own learners only)
     merged.reload()  # the shards' states, copied in since prepare read the (empty) folder
-    return grade.finish(merged, grade.Recorder(merged, course), similarity=True)
+    return grade.finish(merged, gradebook_stage.Recorder(merged, course), similarity=True)
 
 
 def check_key(folders: list[Path], key_file: Path | None = None) -> None:
