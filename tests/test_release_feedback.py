@@ -9,6 +9,8 @@ folder makes Canvas's and Moodle's upload zips, named from the roster.
 from __future__ import annotations
 
 import getpass
+import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -19,6 +21,7 @@ from conftest import grade_options
 
 from autograder import paths
 from autograder.commands import release_feedback
+from autograder.results_folder import ResultsFolder
 from autograder.run import grade
 
 NB01 = "01_scaled_dot_product_attention"
@@ -26,7 +29,9 @@ NBGRADER = [sys.executable, "-m", "nbgrader"]
 
 
 def _nbgrader(where: Path, *args: str) -> None:
-    done = subprocess.run([*NBGRADER, *args], cwd=where, capture_output=True, text=True, timeout=300)
+    # as from an activated environment: nbgrader's gradebook runs the `alembic` beside this Python
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    done = subprocess.run([*NBGRADER, *args], cwd=where, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"nbgrader {' '.join(args)}: {done.stdout[-2000:]} {done.stderr[-2000:]}"
 
 
@@ -68,7 +73,10 @@ def handed_in(tmp_path_factory) -> dict:
 def test_collected_work_is_graded_with_its_exchange_time(handed_in):
     [result] = handed_in["results"]
     assert (result.student_id, result.notebook, result.status) == (handed_in["me"], NB01, "graded")
-    assert result.timestamp.startswith("20"), f"nbgrader's timestamp.txt was not read: {result.timestamp!r}"
+    times = json.loads(ResultsFolder(handed_in["out"]).timestamps.read_text(encoding="utf-8"))
+    stamp = times[f"{handed_in['me']}/{NB01}"]["timestamp"]
+    handed = (handed_in["root"] / "course" / "submitted" / handed_in["me"] / NB01 / "timestamp.txt").read_text()
+    assert stamp and stamp.startswith(handed.strip()[:10]), f"nbgrader's timestamp.txt was not read: {stamp!r}"
 
 
 @pytest.mark.slow
