@@ -11,6 +11,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -129,3 +130,46 @@ def test_bad_arguments_are_named_and_nothing_is_written(tmp_path, capsys):
     assert release_feedback.main([str(tmp_path), "--exchange", str(tmp_path / "x")]) == 2
     assert "needs --course ID and --submissions" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def _copy_submitted(handed_in, to: Path) -> Path:
+    shutil.copytree(handed_in["root"] / "course" / "submitted", to, symlinks=True)
+    return to / handed_in["me"] / NB01
+
+
+@pytest.mark.slow
+def test_links_planted_in_the_exchange_are_never_written_through(handed_in, tmp_path):
+    """A learner can write in the exchange and knows their own hash: links at the page and old temp names."""
+    from nbgrader.utils import notebook_hash
+
+    secret = (handed_in["root"] / "course" / "submitted" / handed_in["me"] / NB01 / "submission_secret.txt").read_text()
+    feedback = tmp_path / "exchange" / "attn" / "feedback"
+    feedback.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("instructor's file")
+    target = feedback / f"{notebook_hash(secret=secret, notebook_id=NB01)}.html"
+    target.symlink_to(victim)
+    (feedback / f".{target.name}.tmp").symlink_to(victim)
+    argv = [str(handed_in["out"]), "--exchange", str(tmp_path / "exchange"), "--course", "attn"]
+    assert release_feedback.main([*argv, "--submissions", str(handed_in["root"] / "course" / "submitted")]) == 0
+    assert victim.read_text() == "instructor's file"
+    assert target.is_file() and not target.is_symlink()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plant", ["fifo", "symlink", "huge"])
+def test_a_planted_secret_is_held_back_without_hanging(handed_in, tmp_path, capsys, plant):
+    handed = _copy_submitted(handed_in, tmp_path / "submitted")
+    secret = handed / "submission_secret.txt"
+    secret.unlink()
+    if plant == "fifo":
+        os.mkfifo(secret)  # an open() that would wait for a writer forever
+    elif plant == "symlink":
+        secret.symlink_to("/etc/hostname")
+    else:
+        with secret.open("wb") as fh:
+            fh.truncate(1 << 31)  # 2 GiB, sparse: refused by its size before any read
+    argv = [str(handed_in["out"]), "--exchange", str(tmp_path / "exchange"), "--course", "attn"]
+    assert release_feedback.main([*argv, "--submissions", str(tmp_path / "submitted")]) == 0
+    assert "held back 1" in capsys.readouterr().out
+    assert not list((tmp_path / "exchange").rglob("*.html"))

@@ -25,8 +25,8 @@ import argparse
 import hashlib
 import os
 import re
-import shutil
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,12 @@ from pathlib import Path
 from autograder.results import Status
 from autograder.results_folder import ResultsFolder
 from autograder.submissions import roster as rosters
+from autograder.submissions.intake import _read_regular
+
+
+def _handed(path: Path) -> bytes:
+    """A file of nbgrader's collected folder, read as intake reads a submission (bounded, no link, no FIFO)."""
+    return _read_regular(path, path.lstat().st_size, str(path))
 
 
 @dataclass
@@ -62,20 +68,22 @@ def to_exchange(out: Path, root: Path, course: str, submitted: Path) -> Released
     for result, page in _pages(ResultsFolder(out)):
         handed = submitted / result.student_id / result.notebook
         name = f"{result.student_id}/{result.notebook}"
-        try:
-            secret = (handed / "submission_secret.txt").read_text(encoding="utf-8")
-            data = (handed / f"{result.notebook}.ipynb").read_bytes()
-        except OSError:
-            done.held.append(f"{name}: not handed in through the exchange (no {handed}/submission_secret.txt)")
+        try:  # what a learner handed in: regular files only, sizes bounded, no link followed, no FIFO waited on
+            secret = _handed(handed / "submission_secret.txt").decode("utf-8")
+            data = _handed(handed / f"{result.notebook}.ipynb")
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            done.held.append(f"{name}: not handed in through the exchange ({handed}: {exc})")
             continue
         if result.content_hash and hashlib.sha256(data).hexdigest()[:16] != result.content_hash:
             done.held.append(f"{name}: handed in again since it was graded; grade again, then release")
             continue
         target = dest / f"{notebook_hash(secret=secret, notebook_id=result.notebook)}.html"
-        tmp = target.with_name(f".{target.name}.tmp")
-        shutil.copyfile(page, tmp)
+        # a fresh temporary file (O_EXCL): a link planted in the learner-writable exchange is never written through
+        fd, tmp = tempfile.mkstemp(dir=dest, prefix=".release-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(page.read_bytes())
         os.chmod(tmp, 0o644)  # learners read it through the exchange
-        os.replace(tmp, target)
+        os.replace(tmp, target)  # replaces a planted link itself, never its target
         done.placed.append(name)
     return done
 
