@@ -64,15 +64,7 @@ def _run_all(page, api: str) -> str:
     """Open the notebook's kernel, Run All Cells, and return the self-check table it prints."""
     _until(page, page.locator(".jp-NotebookPanel .jp-Cell"))
     _until(page, page.locator(IDLE))  # the kernel is up (chosen, if JupyterLab asked which)
-    before = _kernel_activity(api)
-    for _ in range(RUN_ALL_CLICKS):  # a Run All the kernel never hears of (once in CI) is asked again
-        _click(page, page.get_by_role("menuitem", name="Run", exact=True))
-        _click(page, page.get_by_text("Run All Cells", exact=True))
-        heard = time.monotonic() + HEARD_S
-        while _kernel_activity(api) == before and time.monotonic() < heard:
-            time.sleep(0.5)
-        if _kernel_activity(api) != before:
-            break
+    _run_all_cells(page, api)
     _until(page, page.locator(".jp-OutputArea-output", has_text="hand example: ok"))
     table = page.locator(".jp-OutputArea-output", has_text="Visible tests passed")
     _until(page, table)
@@ -322,6 +314,7 @@ def _type_cell_below(page, index: int, code: str) -> None:
 
 
 def _run_all_cells(page, api: str) -> None:
+    """Run > Run All Cells, asked again when the kernel never hears of it (once in CI)."""
     before = _kernel_activity(api)
     for _ in range(RUN_ALL_CLICKS):
         _click(page, page.get_by_role("menuitem", name="Run", exact=True))
