@@ -237,7 +237,7 @@ def test_anonymous_mark_lists_shows_rubrics_and_scores_by_pseudonym(graded):
 def test_a_score_for_a_submission_that_changed_since_the_view_was_built_is_not_carried(graded, capsys):
     out, _ = graded
     folder, gid = ResultsFolder(out), _written_gid()
-    view = grading_view.build(folder, formgrader_command.pseudonyms(out))
+    view = grading_view.build(folder, formgrader_command.pseudonyms(folder))
     state = json.loads(folder.grading_state.read_text(encoding="utf-8"))
     for held in state["submissions"].values():
         held[2] = "an earlier submission"  # as if the learner resubmitted after the view was built

@@ -57,24 +57,25 @@ def test_a_file_of_another_notebook_is_set_aside_and_a_grade_already_held_is_kep
 
 
 def test_the_folder_remembers_every_assignment_named_in_course_order(tmp_path):
-    assert assignments.load(tmp_path) is None and assignments.columns(tmp_path)[0] == (NB01, NB01)
-    assignments.remember(tmp_path, {NB02: "Lab 2"})
-    assert assignments.remember(tmp_path, {NB01: "Lab 1"}) == {NB01: "Lab 1", NB02: "Lab 2"}
-    assert assignments.columns(tmp_path) == [(NB01, "Lab 1"), (NB02, "Lab 2")]
-    ResultsFolder(tmp_path).assignments.write_text("[1, 2]")
+    folder = ResultsFolder(tmp_path)
+    assert assignments.load(folder) is None and assignments.columns(folder)[0] == (NB01, NB01)
+    assignments.remember(folder, {NB02: "Lab 2"})
+    assert assignments.remember(folder, {NB01: "Lab 1"}) == {NB01: "Lab 1", NB02: "Lab 2"}
+    assert assignments.columns(folder) == [(NB01, "Lab 1"), (NB02, "Lab 2")]
+    folder.assignments.write_text("[1, 2]")
     with pytest.raises(assignments.AssignmentError, match="not a map"):
-        assignments.load(tmp_path)
+        assignments.load(folder)
 
 
 def test_the_reports_carry_the_assignments_columns_under_their_lms_names_and_rejected_work_blank(tmp_path):
-    ResultsFolder(tmp_path).roster.write_text(ROSTER)
-    assignments.remember(tmp_path, {NB01: "Lab 1: attention"})
+    folder = ResultsFolder(tmp_path)
+    folder.roster.write_text(ROSTER)
+    assignments.remember(folder, {NB01: "Lab 1: attention"})
     results = [
         NotebookResult(student_id="ann", notebook=NB01, status=Status.GRADED, score=9, max_score=14),
         NotebookResult(student_id="bo", notebook=NB01, status=Status.REJECTED, max_score=14, errors=["empty"]),
     ]
-    report.write_reports(tmp_path, results)
-    folder = ResultsFolder(tmp_path)
+    report.write_reports(folder, results)
     grades = _rows(folder.grades_csv.read_text())
     assert {(r["student_id"], r["notebook"]) for r in grades} == {("ann", NB01), ("bo", NB01)}  # no other notebook
     assert {r["assignment"] for r in grades} == {"Lab 1: attention"}

@@ -14,6 +14,7 @@ from test_lms_intake import canvas_name
 
 from autograder import results_folder as layout
 from autograder.results import NotebookResult
+from autograder.results_folder import ResultsFolder
 from autograder.run import late
 from autograder.submissions import canvas_times, intake
 
@@ -37,10 +38,10 @@ def _graded(tmp_path, subs) -> dict[str, NotebookResult]:
     (out / layout.LATE_POLICY).write_text(POLICY)
     items = intake.collect(subs, KNOWN)
     assert all(isinstance(i, intake.Submission) for i in items), items  # the JSON file is no submission
-    late.record_times(out, subs, items)
+    late.record_times(ResultsFolder(out), subs, items)
     results = [NotebookResult(student_id=i.student_id, notebook=i.notebook, status="graded", score=10, max_score=10)
                for i in items]  # fmt: skip
-    late.apply(out, results)
+    late.apply(ResultsFolder(out), results)
     return {r.student_id: r for r in results}
 
 

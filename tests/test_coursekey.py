@@ -15,6 +15,7 @@ from test_shard import _fake_shard, _refused
 from autograder import paths
 from autograder import results_folder as layout
 from autograder.checks import coursekey
+from autograder.results_folder import ResultsFolder
 from autograder.run import grade
 from autograder.run import shard as sharding
 from autograder.scale import merge
@@ -82,27 +83,27 @@ def test_a_key_that_cannot_be_made_names_the_place_and_the_way_out(tmp_path):
 def test_a_results_folder_is_graded_with_one_key(tmp_path):
     one, two = coursekey.load(tmp_path / "one"), coursekey.load(tmp_path / "two")
     out = tmp_path / "R"
-    coursekey.claim(out, one)
-    coursekey.claim(out, one)  # a resume with the same key
+    coursekey.claim(ResultsFolder(out), one)
+    coursekey.claim(ResultsFolder(out), one)  # a resume with the same key
     assert json.loads((out / "key.json").read_text()) == {"fingerprint": coursekey.fingerprint(one)}
     with pytest.raises(coursekey.CourseKeyError, match="graded with course key"):
-        coursekey.claim(out, two)
+        coursekey.claim(ResultsFolder(out), two)
 
 
 def test_a_folder_graded_with_its_old_key_names_that_file(tmp_path):
     """A folder graded when RESULTS/.key was the default: the refusal says where its key is."""
     out = tmp_path / "R"
     old = coursekey.load(out / ".key")
-    coursekey.claim(out, old, out / ".key")
+    coursekey.claim(ResultsFolder(out), old, out / ".key")
     new = coursekey.load(tmp_path / "course.key")
     with pytest.raises(coursekey.CourseKeyError) as info:
-        coursekey.claim(out, new, tmp_path / "course.key")
+        coursekey.claim(ResultsFolder(out), new, tmp_path / "course.key")
     said = str(info.value)
     assert f"not {coursekey.fingerprint(new)} (the key in {tmp_path / 'course.key'})" in said
     assert f"its key is {out / '.key'}, the old default" in said and f"--key {out / '.key'}" in said
     (out / ".key").unlink()  # no old key there: the refusal says what to give
     with pytest.raises(coursekey.CourseKeyError, match="give the key it was graded with"):
-        coursekey.claim(out, new, tmp_path / "course.key")
+        coursekey.claim(ResultsFolder(out), new, tmp_path / "course.key")
 
 
 def test_a_sharded_run_never_makes_the_default_key(tmp_path, monkeypatch):
@@ -145,18 +146,18 @@ def test_merge_refuses_shards_graded_with_another_key_than_the_courses(tmp_path,
         record = json.loads((folder / layout.SHARD).read_text())
         (folder / layout.SHARD).write_text(json.dumps({**record, "key": other}))
     with pytest.raises(merge.MergeError, match="no course key there"):
-        merge.check_key(shards, course)  # never made by merge
+        merge.check_key([ResultsFolder(f) for f in shards], course)  # never made by merge
     mine = coursekey.fingerprint(coursekey.load(course))
     with pytest.raises(merge.MergeError, match=f"graded with course key {other}, the course key in {course} is {mine}"):
-        merge.check_key(shards, course)
+        merge.check_key([ResultsFolder(f) for f in shards], course)
     assert merge.main([str(f) for f in shards] + ["--out", str(out), "--quiet", "--key", str(course)]) == 2
     assert "give --key FILE" in capsys.readouterr().err and not out.exists()
-    merge.check_key(shards, tmp_path / "other.key")  # the shards' own key: accepted
+    merge.check_key([ResultsFolder(f) for f in shards], tmp_path / "other.key")  # the shards' own key: accepted
 
 
 def test_shard_records_hold_the_fingerprint_never_the_key(tmp_path):
     key = coursekey.load(tmp_path / "k")
-    sharding.record(tmp_path / "R", sharding.Shard(1, 2), "digest", coursekey.fingerprint(key))
+    sharding.record(ResultsFolder(tmp_path / "R"), sharding.Shard(1, 2), "digest", coursekey.fingerprint(key))
     text = (tmp_path / "R" / layout.SHARD).read_text()
     assert json.loads(text)["key"] == coursekey.fingerprint(key) and key.hex() not in text
 
@@ -205,7 +206,7 @@ def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
         assert replay.main(args) == 2
         assert said in capsys.readouterr().err
     key_file = tmp_path / "other.key"
-    coursekey.claim(tmp_path, coursekey.load(tmp_path / "graded.key"))
+    coursekey.claim(ResultsFolder(tmp_path), coursekey.load(tmp_path / "graded.key"))
     coursekey.load(key_file)
     assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(key_file)]) == 2
     assert f"was graded with course key {coursekey.fingerprint(coursekey.load(tmp_path / 'graded.key'))}, not" in (

@@ -16,6 +16,7 @@ from autograder import results_folder as layout
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult
+from autograder.results_folder import ResultsFolder
 from autograder.run import grade, late
 from autograder.submissions import intake
 
@@ -81,9 +82,9 @@ def test_an_lms_late_mark_is_noted_without_a_policy(tmp_path):
     subs.mkdir(), out.mkdir()
     (subs / f"lovelacefay_LATE_1234_99_{NB01}.ipynb").write_text(nbformat.writes(make_submission(NB01, None)))
     items = intake.collect(subs, KNOWN)
-    late.record_times(out, subs, items)
+    late.record_times(ResultsFolder(out), subs, items)
     [result] = [NotebookResult(student_id=i.student_id, notebook=i.notebook, status="graded", score=9) for i in items]
-    late.apply(out, [result])
+    late.apply(ResultsFolder(out), [result])
     assert (result.score, result.penalty) == (9, 0) and "marked late by the LMS" in result.late_note
 
 
@@ -100,12 +101,12 @@ def test_a_blackboard_time_and_a_timestamps_csv_row_are_used(tmp_path):
     (out / layout.LATE_POLICY).write_text(POLICY)
     items = intake.collect(subs, KNOWN)
     assert all(isinstance(i, intake.Submission) for i in items)  # timestamps.csv is no submission
-    late.record_times(out, subs, items)
+    late.record_times(ResultsFolder(out), subs, items)
     results = [
         NotebookResult(student_id=i.student_id, notebook=i.notebook, status="graded", score=10, max_score=10)
         for i in items
     ]
-    late.apply(out, results)
+    late.apply(ResultsFolder(out), results)
     by = {r.student_id: r for r in results}
     assert (by["zed"].timestamp, by["zed"].penalty, by["zed"].score) == ("2026-12-03T10:00:00+00:00", 2, 8)
     assert (by["cy"].penalty, by["cy"].score, by["cy"].late_note) == (0, 10, "")

@@ -18,7 +18,7 @@ LAYERS = [
     {"submissions", "material"},
     {"shipped", "paths", "results", "workbook", "__init__"},  # shipped/ runs in other processes
 ]
-TOP_MODULES = {"__init__", "__main__", "paths", "results", "results_folder", "workbook"}
+TOP_MODULES = {"__init__", "__main__", "paths", "results", "workbook"}
 
 
 def _unit(package: Path, path: Path) -> str:

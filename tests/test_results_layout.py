@@ -1,8 +1,8 @@
-"""Only results_folder.py knows the results folder's layout: no other module joins a path onto one.
+"""Only results_folder/ knows the results folder's layout: no other module joins a path onto one.
 
-The rule, checked on the source of every module of the package but results_folder.py:
+The rule, checked on the source of every module of the package but results_folder/'s:
 
-(a) from the results_folder module a module uses only ResultsFolder and SavedState: never
+(a) from the results_folder package a module uses only ResultsFolder and the records: never
     one of its layout names (GRADES, STATE, SHARD, ...), imported or read as an attribute;
 (b) no path is joined with a string literal that is one of those names (the right operand
     of `/`, an argument of joinpath, with_name or os.path.join), save the uses listed in
@@ -19,8 +19,9 @@ import ast
 from autograder import paths
 
 PACKAGE = paths.ROOT / "autograder"
-LAYOUT = next(PACKAGE.rglob("results_folder.py"))
-ALLOWED = {"ResultsFolder", "SavedState"}
+OWNER = PACKAGE / "results_folder"  # the package that owns the layout
+LAYOUT = OWNER / "layout.py"  # where its names are defined
+ALLOWED = {"ResultsFolder", "SavedState", "ShardRecord", "HandedIn", "RecordError"}  # the owner and its records
 OTHER_FOLDERS = {
     ("gradescope.py", "results.json"),  # Gradescope's own /autograder/results/results.json
     ("feedback.py", "feedback"),  # the nbgrader course's feedback/ folder, inside .course
@@ -29,7 +30,7 @@ OTHER_FOLDERS = {
 
 
 def layout_names() -> set[str]:
-    """The entry names results_folder.py defines (its module-level upper-case string constants)."""
+    """The entry names results_folder/layout.py defines (its module-level upper-case string constants)."""
     names = set()
     for node in ast.parse(LAYOUT.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name | ast.Tuple) for t in node.targets):
@@ -41,7 +42,8 @@ def layout_names() -> set[str]:
 
 
 def _is_layout_module(name: str | None) -> bool:
-    return bool(name) and name.rsplit(".", 1)[-1] == "results_folder"
+    parts = (name or "").split(".")
+    return parts[-1] == "results_folder" or parts[-2:] == ["results_folder", "layout"]
 
 
 def _literal_names(args: list[ast.expr], names: set[str]) -> list[str]:
@@ -78,7 +80,7 @@ def test_the_layout_has_names_to_guard():
 def test_no_module_but_results_folder_joins_a_path_onto_a_results_folder():
     names, found = layout_names(), []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path != LAYOUT:
+        if not path.is_relative_to(OWNER):
             found += violations(path.read_text(encoding="utf-8"), path.name, names)
     assert not found, "ask a ResultsFolder for these paths:\n" + "\n".join(found)
 

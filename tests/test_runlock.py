@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from autograder.results_folder import ResultsFolder
 from autograder.run import runlock
 
 HOLD = """
 import sys, time
 sys.path.insert(0, {root!r})
 from autograder.run import runlock
+from autograder.results_folder import ResultsFolder
 from pathlib import Path
-with runlock.results_folder(Path({out!r})), runlock.uid_block() as base:
+with runlock.results_folder(ResultsFolder(Path({out!r}))), runlock.uid_block() as base:
     print(base, flush=True)
     time.sleep(60)
 """
@@ -58,9 +60,9 @@ def test_two_runs_get_different_uids(other_run):
 
 
 def test_the_folder_is_free_again_when_the_run_ends(tmp_path):
-    with runlock.results_folder(tmp_path):
+    with runlock.results_folder(ResultsFolder(tmp_path)):
         pass
-    with runlock.results_folder(tmp_path):  # a finished (or killed) run leaves no lock behind
+    with runlock.results_folder(ResultsFolder(tmp_path)):  # a finished (or killed) run leaves no lock behind
         pass
 
 

@@ -25,6 +25,7 @@ from conftest import ROOT, SANDBOX_PROBLEM
 from support import CATALOGUE, make_submission
 
 from autograder import paths
+from autograder.results_folder import ResultsFolder
 from autograder.run import grade
 from autograder.run import shard as sharding
 from autograder.scale import merge
@@ -118,18 +119,19 @@ def test_slurm_refusals():
 
 
 def test_a_results_folder_belongs_to_one_shard(tmp_path):
-    sharding.claim(tmp_path, sharding.Shard(1, 3))
-    sharding.record(tmp_path, sharding.Shard(1, 3), "d-2")
-    sharding.claim(tmp_path, sharding.Shard(1, 3))  # the same shard resumes
+    folder = ResultsFolder(tmp_path)
+    sharding.claim(folder, sharding.Shard(1, 3))
+    sharding.record(folder, sharding.Shard(1, 3), "d-2")
+    sharding.claim(folder, sharding.Shard(1, 3))  # the same shard resumes
     with pytest.raises(sharding.ShardError, match="holds shard 1/3, not 2/3"):
-        sharding.claim(tmp_path, sharding.Shard(2, 3))
+        sharding.claim(folder, sharding.Shard(2, 3))
     with pytest.raises(sharding.ShardError, match="holds shard 1/3"):
-        sharding.claim(tmp_path, None)
+        sharding.claim(folder, None)
     whole = tmp_path / "whole"
     (whole / ".state" / "ada").mkdir(parents=True)
     (whole / ".state" / "ada" / f"{NB01}.json").write_text("{}")
     with pytest.raises(sharding.ShardError, match="without --shard"):
-        sharding.claim(whole, sharding.Shard(1, 3))
+        sharding.claim(ResultsFolder(whole), sharding.Shard(1, 3))
 
 
 def test_an_empty_shard_writes_empty_results(tmp_path, capsys):
@@ -157,7 +159,7 @@ def _digest() -> str:
 
 def _fake_shard(folder: Path, index: int, count: int, students=(), digest=None, recorded=True) -> Path:
     digest = digest or _digest()
-    sharding.record(folder, sharding.Shard(index, count), digest)
+    sharding.record(ResultsFolder(folder), sharding.Shard(index, count), digest)
     for student in students:
         result = {"student_id": student, "notebook": NB01, "status": "graded", "content_hash": "x"}
         path = folder / ".state" / student / f"{NB01}.json"
@@ -168,7 +170,7 @@ def _fake_shard(folder: Path, index: int, count: int, students=(), digest=None, 
 
 def _refused(folders, out, match):
     with pytest.raises(merge.MergeError, match=match):
-        merge.merge(folders, out, quiet=True)
+        merge.merge([ResultsFolder(f) for f in folders], ResultsFolder(out), quiet=True)
     assert not out.exists() or not any(out.iterdir())  # nothing written
 
 
@@ -198,7 +200,7 @@ def test_merge_refusals(tmp_path):
     out.mkdir()
     (out / "something").write_text("")
     with pytest.raises(merge.MergeError, match="not empty"):
-        merge.merge(ok, out, quiet=True)
+        merge.merge([ResultsFolder(f) for f in ok], ResultsFolder(out), quiet=True)
     assert merge.main([str(f) for f in ok[:2]] + ["--out", str(tmp_path / "m2"), "--quiet"]) == 2
 
 

@@ -53,9 +53,9 @@ def named(explicit: Path | None = None) -> bool:
     return explicit is not None or bool(os.environ.get(KEY_ENV))
 
 
-def legacy_key(results: Path) -> Path | None:
+def legacy_key(results: ResultsFolder) -> Path | None:
     """RESULTS/.key, where a folder graded before build/course.key was the default keeps its key, or None."""
-    path = ResultsFolder(results).key_file
+    path = results.key_file
     return path if path.is_file() else None
 
 
@@ -137,27 +137,21 @@ def answers_digest(sources: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def claim(results: Path, key: bytes, source: Path | None = None) -> None:
+def claim(results: ResultsFolder, key: bytes, source: Path | None = None) -> None:
     """Record the key's fingerprint in RESULTS/key.json; refuse a folder graded with another key.
 
     source: the file the key came from, named in the refusal.
     """
-    record = ResultsFolder(results).key_record  # the fingerprint of the key it was graded with
     mine = fingerprint(key)
-    if record.exists():
-        try:
-            held = json.loads(record.read_text(encoding="utf-8")).get("fingerprint")
-        except (OSError, ValueError, AttributeError):
-            held = None
+    if results.key_record.exists():  # the fingerprint of the key it was graded with (one that cannot be read: none)
+        held = results.read_key()
         if held != mine:
             raise CourseKeyError(refusal(results, held, mine, source))
         return
-    from autograder.results import write_json_atomic
-
-    write_json_atomic(record, {"fingerprint": mine})
+    results.write_key(mine)
 
 
-def refusal(results: Path, held: str | None, mine: str, source: Path | None) -> str:
+def refusal(results: ResultsFolder, held: str | None, mine: str, source: Path | None) -> str:
     """Why a folder graded with key `held` refuses key `mine` (from `source`), and what to give instead."""
     text = f"{results} was graded with course key {held}, not {mine}" + (f" (the key in {source})" if source else "")
     old = legacy_key(results)
@@ -170,9 +164,6 @@ def refusal(results: Path, held: str | None, mine: str, source: Path | None) -> 
     return f"{text}: give the key it was graded with ({WHERE}), or grade into a new folder"
 
 
-def held_by(results: Path) -> str | None:
+def held_by(results: ResultsFolder) -> str | None:
     """The fingerprint RESULTS/key.json names, or None."""
-    try:
-        return json.loads(ResultsFolder(results).key_record.read_text(encoding="utf-8")).get("fingerprint")
-    except (OSError, ValueError, AttributeError):
-        return None
+    return results.read_key()

@@ -46,14 +46,14 @@ def command(port: int, token: str, ip: str = "127.0.0.1") -> list[str]:
     return argv + (["--allow-root"] if os.geteuid() == 0 else [])
 
 
-def pseudonyms(results: Path, key_file: Path | None = None) -> dict[str, str]:
+def pseudonyms(results: ResultsFolder, key_file: Path | None = None) -> dict[str, str]:
     """Each student id in RESULTS' gradebook and its pseudonym, from the course key RESULTS was graded with."""
     path = coursekey.locate(key_file)
     key = coursekey.load(path, create=False)
     held, mine = coursekey.held_by(results), coursekey.fingerprint(key)
     if held is not None and held != mine:
         raise coursekey.CourseKeyError(coursekey.refusal(results, held, mine, path))
-    names = {s: coursekey.pseudonym(key, s) for s in grading_view.students(Course(ResultsFolder(results).course_dir))}
+    names = {s: coursekey.pseudonym(key, s) for s in grading_view.students(Course(results.course_dir))}
     if len(set(names.values())) != len(names):
         raise ValueError("two learners' pseudonyms are the same; grade them by name")
     return names
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {args.results} holds no graded course (run python -m autograder grade first)", file=sys.stderr)
         return 2
     try:
-        shown = pseudonyms(folder.root, args.key) if args.anonymous else None
+        shown = pseudonyms(folder, args.key) if args.anonymous else None
         view = grading_view.build(folder, shown)
     except (ValueError, OSError, sqlite3.Error) as exc:  # CourseKeyError is a ValueError
         print(f"ERROR: {exc}", file=sys.stderr)

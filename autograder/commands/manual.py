@@ -25,12 +25,11 @@ from autograder.results_folder import ResultsFolder
 from autograder.run import grade, gradebook_stage, overrides
 
 
-def export(out: Path) -> list:
+def export(folder: ResultsFolder) -> list:
     """Rewrite RESULTS' reports and the feedback of every submission with a written answer."""
-    folder = ResultsFolder(out)
     course = Course(folder.course_dir)
     if not course.db_path.exists():
-        raise FileNotFoundError(f"{out} holds no graded results (no .course/gradebook.db)")
+        raise FileNotFoundError(f"{folder} holds no graded results (no .course/gradebook.db)")
     recorder = gradebook_stage.Recorder(folder, course)
     results = grade.finish(folder, recorder)
     for result in results:
@@ -44,15 +43,14 @@ def export_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder export", description=export_main.__doc__)
     parser.add_argument("results", type=Path)
     args = parser.parse_args(argv)
+    folder = ResultsFolder(args.results.resolve())
     try:
-        results = export(args.results.resolve())
+        results = export(folder)
     except (OSError, grade.runlock.RunBusy) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 2
     pending = sum(t.pending for r in results for t in r.tests)
-    print(
-        f"{len(results)} row(s) in {ResultsFolder(args.results).grades_csv}; {pending} written answer(s) still to grade"
-    )
+    print(f"{len(results)} row(s) in {folder.grades_csv}; {pending} written answer(s) still to grade")
     return 0
 
 
@@ -75,11 +73,10 @@ def mark_main(argv: list[str] | None = None) -> int:
     Without POINTS: show the written answers with their rubrics (or, without STUDENT, those still to grade).
     """
     args = _mark_parser().parse_args(argv)
-    out = args.results.resolve()
-    folder = ResultsFolder(out)
+    folder = ResultsFolder(args.results.resolve())
     try:
         grading_view.collect(folder)  # an anonymous formgrader's scores first: they are the latest
-        names = formgrader.pseudonyms(out, args.key) if args.anonymous else None
+        names = formgrader.pseudonyms(folder, args.key) if args.anonymous else None
         student = _real_id(args.student, names) if args.student else None
     except (KeyError, ValueError, OSError) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
@@ -109,10 +106,10 @@ def _mark(folder: ResultsFolder, student: str, shown: str, args: argparse.Namesp
     is_test = result is not None and _is_test(result, args.answer)
     try:
         if is_test and result is not None:
-            top = overrides.give(folder.root, course, result, args.answer, args.points, args.comment)
+            top = overrides.give(folder, course, result, args.answer, args.points, args.comment)
         else:
             top = gradebook.set_manual(course, student, args.notebook, args.answer, args.points, args.comment)
-        export(folder.root)
+        export(folder)
     except (KeyError, ValueError, OSError) as exc:
         print(f"ERROR: {str(exc).replace(student, shown) if shown != student else exc}", file=sys.stderr)
         return 2

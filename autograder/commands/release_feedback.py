@@ -59,13 +59,13 @@ def _pages(folder: ResultsFolder):
             yield result, page
 
 
-def to_exchange(out: Path, root: Path, course: str, submitted: Path) -> Released:
+def to_exchange(folder: ResultsFolder, root: Path, course: str, submitted: Path) -> Released:
     """Each page into nbgrader's exchange, under the hash fetch_feedback looks for."""
     from nbgrader.utils import notebook_hash
 
     done, dest = Released(), root / course / "feedback"
     dest.mkdir(parents=True, exist_ok=True)
-    for result, page in _pages(ResultsFolder(out)):
+    for result, page in _pages(folder):
         handed = submitted / result.student_id / result.notebook
         name = f"{result.student_id}/{result.notebook}"
         try:  # what a learner handed in: regular files only, sizes bounded, no link followed, no FIFO waited on
@@ -106,11 +106,11 @@ def _lms_name(platform: str, learner: rosters.Learner, page: Path) -> str | None
     return f"{full}_{learner.moodle_id}_assignsubmission_file_/{page.name}"
 
 
-def to_lms_zip(out: Path, zip_path: Path, platform: str) -> Released:
+def to_lms_zip(folder: ResultsFolder, zip_path: Path, platform: str) -> Released:
     """A zip for Canvas's or Moodle's bulk feedback upload, named from the roster's LMS ids."""
-    folder, done = ResultsFolder(out), Released()
+    done = Released()
     if not folder.roster.is_file():
-        raise SystemExit(f"ERROR: {out} has no roster (grade --roster): the LMS ids are in it")
+        raise SystemExit(f"ERROR: {folder} has no roster (grade --roster): the LMS ids are in it")
     learners = rosters.load(folder.roster).learners
     column = "canvas_id" if platform == "canvas" else "moodle_id"
     tmp = zip_path.with_name(f".{zip_path.name}.tmp")
@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moodle", type=Path, help="write a zip for Moodle's feedback-files upload here")
     parser.add_argument("--canvas", type=Path, help="write a zip for Canvas's Re-Upload Submissions here")
     args = parser.parse_args(argv)
-    if not ResultsFolder(args.results).results_json.is_file():
+    folder = ResultsFolder(args.results)
+    if not folder.results_json.is_file():
         print(f"ERROR: {args.results} is not a graded results folder (no results.json)", file=sys.stderr)
         return 2
     if sum(bool(x) for x in (args.exchange, args.moodle, args.canvas)) != 1:
@@ -150,10 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         print("ERROR: --exchange needs --course ID and --submissions FOLDER (the folder graded)", file=sys.stderr)
         return 2
     if args.exchange:
-        done = to_exchange(args.results, args.exchange, args.course, args.submissions)
+        done = to_exchange(folder, args.exchange, args.course, args.submissions)
     else:
         platform = "moodle" if args.moodle else "canvas"
-        done = to_lms_zip(args.results, args.moodle or args.canvas, platform)
+        done = to_lms_zip(folder, args.moodle or args.canvas, platform)
     print(f"released {len(done.placed)} page(s); held back {len(done.held)}")
     for line in done.held:
         print(f"  held back: {line}")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -153,17 +152,17 @@ def describe(rec: Record) -> tuple[str, dict[str, np.ndarray]]:
     return "\n".join(lines), arrays
 
 
-def saved_submission(results: Path, student: str, notebook: str) -> tuple[dict, dict]:
+def saved_submission(folder: ResultsFolder, student: str, notebook: str) -> tuple[dict, dict]:
     """The learner's graded notebook and its saved result, from RESULTS/.state."""
-    folder = ResultsFolder(results)
-    state, executed = folder.state_path(student, notebook), folder.executed_path(student, notebook)
-    if not state.exists() or not executed.exists():
-        raise ReplayError(f"{results} holds no graded {notebook} of {student!r}")
-    saved = json.loads(state.read_text(encoding="utf-8"))
-    return nbformat.read(executed, as_version=4), saved["result"]
+    saved, executed = folder.state(student, notebook), folder.executed_path(student, notebook)
+    if saved is None or not executed.exists():
+        raise ReplayError(f"{folder} holds no graded {notebook} of {student!r}")
+    return nbformat.read(executed, as_version=4), saved.result.to_dict()
 
 
-def replay(results: Path, student: str, notebook: str, test: str, key_file: Path | None, unsafe: bool, seed_id=""):
+def replay(
+    results: ResultsFolder, student: str, notebook: str, test: str, key_file: Path | None, unsafe: bool, seed_id=""
+):
     """Grade the submission again with the folder's key, recording TEST; returns (record, new result, old result)."""
     from autograder.gradebook import records as gradebook
     from autograder.run.worker import Job, run_job
@@ -182,7 +181,7 @@ def replay(results: Path, student: str, notebook: str, test: str, key_file: Path
         raise ReplayError(coursekey.refusal(results, held, coursekey.fingerprint(key), key_path))
     submitted, old = saved_submission(results, student, notebook)
     seed_id = seed_id or old.get("seed_id", "")  # the id the graded run drew for (a Gradescope run's)
-    course, _ = grade.prepare(ResultsFolder(results), [notebook])
+    course, _ = grade.prepare(results, [notebook])
     how = launchers.choose(unsafe)
     with tempfile.TemporaryDirectory(prefix="replay-") as work:
         job = Job(
@@ -225,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         rec, result, old = replay(
-            args.results.resolve(), args.student, args.notebook, args.test, args.key, args.unsafe, args.seed_id
+            ResultsFolder(args.results.resolve()),
+            args.student,
+            args.notebook,
+            args.test,
+            args.key,
+            args.unsafe,
+            args.seed_id,
         )
     except (ReplayError, coursekey.CourseKeyError, launchers.NoSandbox, OSError) as exc:
         print(f"ERROR: cannot replay: {exc}", file=sys.stderr)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
 
 from autograder import paths
 from autograder.results import NotebookResult, write_json_atomic
@@ -48,9 +47,9 @@ def _notebook(name: str, known: list[str]) -> str:
     raise AssignmentError(f"--assignment {name!r} is no notebook of this course{hint}")
 
 
-def load(out: Path) -> dict[str, str] | None:
+def load(folder: ResultsFolder) -> dict[str, str] | None:
     """The assignments this results folder reports ({notebook: LMS name}), or None: every notebook."""
-    path = ResultsFolder(out).assignments
+    path = folder.assignments
     try:
         held = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -62,17 +61,17 @@ def load(out: Path) -> dict[str, str] | None:
     return {n: held[n] for n in paths.notebook_names() if n in held}
 
 
-def remember(out: Path, chosen: dict[str, str]) -> dict[str, str]:
+def remember(folder: ResultsFolder, chosen: dict[str, str]) -> dict[str, str]:
     """Add this run's assignments to the folder's (a new LMS name replaces an old one); all of them."""
-    held = {**(load(out) or {}), **chosen}
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(ResultsFolder(out).assignments, held)
+    held = {**(load(folder) or {}), **chosen}
+    folder.root.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder.assignments, held)
     return {n: held[n] for n in paths.notebook_names() if n in held}
 
 
-def columns(out: Path) -> list[tuple[str, str]]:
+def columns(folder: ResultsFolder) -> list[tuple[str, str]]:
     """(notebook, column name) of each reported notebook, in course order."""
-    held = load(out)
+    held = load(folder)
     return [(n, n) for n in paths.notebook_names()] if held is None else list(held.items())
 
 

@@ -169,15 +169,15 @@ def finish(
     """
     grading_view.collect(folder)  # scores typed in an anonymous formgrader, onto the learners' own rows
     gradebook_stage.record_left_over(folder, recorder)
-    out, results = folder.root, folder.results()
-    touched = touched | overrides.adopt(out, recorder.course, results)  # scores entered in formgrader
+    results = folder.results()
+    touched = touched | overrides.adopt(folder, recorder.course, results)  # scores entered in formgrader
     gradebook_stage.apply_decisions(folder, recorder.course, results)  # written answers, overrides, late
     for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
         recorder.refresh_feedback(result)
-    write_reports(out, results)
+    write_reports(folder, results)
     _notices(folder, results)
     histogram(results, folder.scores_png)
-    _similarity(out, results, similarity)
+    _similarity(folder, results, similarity)
     return results
 
 
@@ -189,10 +189,11 @@ def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
             feedback.notice(result, folder.feedback_dir, names)
 
 
-def _similarity(out: Path, results: list[NotebookResult], anew: bool) -> None:
+def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool) -> None:
     """The similarity report (when asked for), or the last one's marks back in the new results.json."""
     from autograder.run import similarity
 
+    out = folder.root  # autograder.run.similarity takes the folder's path
     try:
         similarity.write(out, results) if anew else similarity.reapply(out)
     except Exception as exc:  # noqa: BLE001 - a report about the grades never takes the grades away
@@ -211,7 +212,7 @@ def _course_key(opts: Options) -> bytes:
             f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (made on first use)"
         )
     key = coursekey.load(path)
-    coursekey.claim(opts.out, key, path)
+    coursekey.claim(opts.folder, key, path)
     return key
 
 
@@ -236,7 +237,7 @@ def grade(opts: Options) -> list[NotebookResult]:
     """Grade every submission; returns all results held in opts.out (one live run per results folder)."""
     how = opts.sandbox or launchers.choose()
     uids = runlock.uid_block() if how.own_uid else nullcontext(sandbox.SANDBOX_UID)  # one uid per job: a block
-    with runlock.results_folder(opts.out), uids as uid_base:
+    with runlock.results_folder(opts.folder), uids as uid_base:
         # a held server's work root is its holder's to sweep (its own pid file is there)
         if how.sandboxed and opts.server is None and sandbox.sweep_orphans(opts.work_dir) and not opts.quiet:
             print("killed the kernels a previous, interrupted run left behind", file=sys.stderr)
@@ -257,7 +258,7 @@ def _one_assignment(opts: Options, items: list) -> list:
     """With --assignment: the run's notebooks remembered, and files of any other set aside (told)."""
     if not opts.assignment:
         return items
-    assignments.remember(opts.out, opts.assignment)
+    assignments.remember(opts.folder, opts.assignment)
     items, said = assignments.set_aside(items, opts.assignment, set(opts.folder.states()))
     for line in said[:20]:
         print(f"warning: {printable(line)}", file=sys.stderr)
@@ -271,14 +272,14 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()
     }
-    sharding.claim(opts.out, opts.shard)
+    sharding.claim(opts.folder, opts.shard)
     enrolled = roster.load(opts.roster) if opts.roster else None
     if opts.roster and opts.roster.resolve() != opts.folder.roster.resolve():
-        opts.out.mkdir(parents=True, exist_ok=True)
+        opts.folder.root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(opts.roster, opts.folder.roster)  # export and merge use it too
     if opts.late:
         policy = late.load(opts.late, paths.notebook_names())  # one that cannot be read stops the run here
-        opts.out.mkdir(parents=True, exist_ok=True)
+        opts.folder.root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(opts.late, opts.folder.late_policy)
     items = intake.collect(opts.submissions, known, enrolled)
     if opts.late and (strangers := late.unlisted_learners(policy, enrolled.learners if enrolled else _ids(items))):
@@ -290,8 +291,8 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     if enrolled is not None and course.db_path.exists():
         roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
-    sharding.record(opts.out, opts.shard, digest, coursekey.fingerprint(secret))
-    late.record_times(opts.out, opts.submissions, items)
+    sharding.record(opts.folder, opts.shard, digest, coursekey.fingerprint(secret))
+    late.record_times(opts.folder, opts.submissions, items)
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
@@ -300,7 +301,7 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
     states = opts.folder.states()
     grading_view.collect(opts.folder)  # before a resubmission is recorded over them
     recorded = [copy.deepcopy(s.result) for s in states.values() if s.recorded]
-    touched = frozenset(overrides.adopt(opts.out, course, recorded))  # before a regrade overwrites them
+    touched = frozenset(overrides.adopt(opts.folder, course, recorded))  # before a regrade overwrites them
     recorder = gradebook_stage.Recorder(opts.folder, course)
     run_jobs(opts, ready, _jobs(opts, items, course, secret, states, digest), digest, recorder, uid_base)
     return finish(opts.folder, recorder, touched, opts.similarity)

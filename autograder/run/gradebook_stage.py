@@ -30,9 +30,9 @@ def apply_decisions(folder: ResultsFolder, course: Course, results: list[Noteboo
     from autograder.gradebook import records as gradebook
 
     gradebook.apply_manual(course, results)  # written answers: the points a person gave, if any
-    overrides.tell(overrides.apply(folder.root, course, results))  # tests' scores an instructor set
-    late.apply(folder.root, results)  # due dates and penalties, last: they apply to the final score
-    gradebook.record_late(course, results, late.due_dates(folder.root))  # nbgrader's export and pages agree
+    overrides.tell(overrides.apply(folder, course, results))  # tests' scores an instructor set
+    late.apply(folder, results)  # due dates and penalties, last: they apply to the final score
+    gradebook.record_late(course, results, late.due_dates(folder))  # nbgrader's export and pages agree
 
 
 class Recorder:
@@ -59,9 +59,9 @@ class Recorder:
         if executed is None:
             executed = nbformat.read(self.folder.executed_path(result.student_id, result.notebook), as_version=4)
         before = handgrades.answers_before(self.course, result)
-        gradebook.submit(self.course, result, executed, late.handed_in(self.folder.root, result))
+        gradebook.submit(self.course, result, executed, late.handed_in(self.folder, result))
         self.session.autograde(result.notebook, result.student_id)
-        handgrades.revisit(self.course, result, before)  # a changed written answer needs a person again
+        handgrades.revisit(self.folder, self.course, result, before)  # a changed written answer needs a person again
         gradebook.reconcile(self.course, [result])
         shown = copy.deepcopy(result)  # the saved result keeps its own scores; its page shows people's
         apply_decisions(self.folder, self.course, [shown])  # the page's header shows the late penalty too

@@ -40,14 +40,17 @@ def answers_before(course: Course, result: NotebookResult) -> dict[str, str] | N
         return None
 
 
-def revisit(course: Course, result: NotebookResult, before: dict[str, str] | None) -> list[str]:
-    """After autograde of a new submission: reopen each hand-scored answer that changed; returns their ids."""
+def revisit(folder: ResultsFolder, course: Course, result: NotebookResult, before: dict[str, str] | None) -> list[str]:
+    """After autograde of a new submission: reopen each hand-scored answer that changed; returns their ids.
+
+    `folder` is the results folder the course is in: the scores set aside go to its hand_history.json.
+    """
     from nbgrader.api import Gradebook, MissingEntry
 
     if before is None or not any(t.manual for t in result.tests):
         return []
     now, reopened, history = _written(_submitted(course, result)), [], []
-    kept = ResultsFolder(course.root.parent).hand_history  # the course is in its results folder
+    kept = folder.hand_history
     with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
         for test in (t for t in result.tests if t.manual):
             try:

@@ -27,7 +27,6 @@ import csv
 import datetime
 import difflib
 import io
-import json
 import math
 import os
 import stat
@@ -36,8 +35,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.results import NotebookResult, Status, write_json_atomic
-from autograder.results_folder import ResultsFolder
+from autograder.results import NotebookResult, Status
+from autograder.results_folder import HandedIn, ResultsFolder
 
 MAX_SMALL_FILE = 2**20
 
@@ -165,13 +164,10 @@ def _small_file(path: Path) -> str | None:
         return fh.read(MAX_SMALL_FILE).decode("utf-8", "replace")
 
 
-def record_times(out: Path, submissions: Path, items: list) -> None:
+def record_times(folder: ResultsFolder, submissions: Path, items: list) -> None:
     """Keep each submission's time (and an LMS's late mark) in RESULTS/timestamps.json."""
     table = _table(submissions)
-    try:
-        kept = json.loads(ResultsFolder(out).timestamps.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        kept = {}
+    kept = _times(folder)
     for item in items:
         if isinstance(item, NotebookResult):
             continue
@@ -181,8 +177,8 @@ def record_times(out: Path, submissions: Path, items: list) -> None:
             stamp = when(stamp).isoformat() if stamp else ""
         except LateError:
             stamp = ""
-        kept[item.key] = {"timestamp": stamp, "late_mark": bool(item.late), "content_hash": item.content_hash}
-    write_json_atomic(ResultsFolder(out).timestamps, kept)
+        kept[item.key] = HandedIn(stamp, bool(item.late), item.content_hash)
+    folder.write_times(kept)
 
 
 def _folder_stamp(folder: Path) -> str:
@@ -198,51 +194,49 @@ def _table(submissions: Path) -> dict[tuple[str, str], str]:
     return {(r.get("student_id", ""), r.get("notebook", "") or ""): r.get("timestamp", "") for r in rows}
 
 
-def _times(folder: ResultsFolder) -> dict:
+def _times(folder: ResultsFolder) -> dict[str, HandedIn]:
+    """The times kept in RESULTS/timestamps.json ({} when there are none, or it cannot be read)."""
     try:
-        times = json.loads(folder.timestamps.read_text(encoding="utf-8"))
+        return folder.read_times()
     except (OSError, ValueError):
         return {}
-    return times if isinstance(times, dict) else {}
 
 
-def handed_in(out: Path, result: NotebookResult) -> str:
+def handed_in(folder: ResultsFolder, result: NotebookResult) -> str:
     """The submission time kept for this result (ISO 8601), or ""."""
-    stamp = _times(ResultsFolder(out)).get(result.key, {}).get("timestamp", "")
+    stamp = _times(folder).get(result.key, HandedIn()).timestamp
     try:
         return when(stamp).isoformat() if stamp else ""
     except LateError:
         return ""
 
 
-def due_dates(out: Path) -> dict[str, str]:
+def due_dates(folder: ResultsFolder) -> dict[str, str]:
     """Each notebook's due date for everyone (ISO 8601), from RESULTS/late.toml; none without one."""
-    folder = ResultsFolder(out)
     if not folder.late_policy.is_file():
         return {}
     return {notebook: moment.isoformat() for notebook, moment in load(folder.late_policy).due.items()}
 
 
-def apply(out: Path, results: list[NotebookResult]) -> None:
+def apply(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     """Due date, time and penalty on each graded result, from RESULTS/late.toml and timestamps.json."""
-    folder = ResultsFolder(out)
     times = _times(folder)
     if not folder.late_policy.is_file():  # no policy: the LMS's late mark is noted, no penalty
         for result in (r for r in results if r.status == Status.GRADED):
-            if times.get(result.key, {}).get("late_mark"):
+            if times.get(result.key, HandedIn()).late_mark:
                 result.late_note = "marked late by the LMS; no late-work policy given (--late): no penalty"
         return
     policy = load(folder.late_policy)
     for result in (r for r in results if r.status == Status.GRADED):
-        due, seen = policy.due_for(result.student_id, result.notebook), times.get(result.key, {})
+        due, seen = policy.due_for(result.student_id, result.notebook), times.get(result.key, HandedIn())
         result.duedate = due.isoformat() if due else ""
-        result.timestamp = seen.get("timestamp", "")
+        result.timestamp = seen.timestamp
         if due and result.timestamp:
             late_by = when(result.timestamp) - due
             result.penalty = round(min(result.score, policy.penalty(late_by, result.max_score)), 6)
             if result.penalty:
                 result.late_note = f"handed in {_ago(late_by)} after the due date ({policy.describe()})"
-        elif seen.get("late_mark"):
+        elif seen.late_mark:
             result.late_note = "marked late by the LMS, with no submission time: no penalty computed"
         result.score = round(result.score - result.penalty, 6)
 

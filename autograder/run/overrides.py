@@ -15,7 +15,6 @@ import datetime
 import json
 import sys
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.gradebook.course import COURSE_ID, Course
@@ -50,8 +49,8 @@ class Override:
 class Store:
     """RESULTS/overrides.json: the overrides in force and the history of those dropped."""
 
-    def __init__(self, out: Path) -> None:
-        self.path = ResultsFolder(out).overrides
+    def __init__(self, folder: ResultsFolder) -> None:
+        self.path = folder.overrides
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             self.current = {o.key: o for o in (Override(**x) for x in data.get("overrides", []))}
@@ -99,14 +98,16 @@ def _gradebook(course: Course) -> Gradebook:
     return Gradebook(f"sqlite:///{course.db_path}", COURSE_ID)
 
 
-def give(out: Path, course: Course, result: NotebookResult, test: str, points: float, comment: str) -> float:
+def give(
+    folder: ResultsFolder, course: Course, result: NotebookResult, test: str, points: float, comment: str
+) -> float:
     """Override one autograded test of a graded result (`mark`); returns the test's maximum."""
     found = next((t for t in result.tests if t.name == test and not t.manual), None)
     if found is None or result.status != Status.GRADED:
         raise KeyError(f"no autograded test {test!r} in {result.student_id!r}'s graded {result.notebook!r}")
     if not 0 <= points <= found.max_score:
         raise ValueError(f"{points:g} points is outside 0..{found.max_score:g} for {test!r}")
-    store = Store(out)
+    store = Store(folder)
     store.put(
         Override(
             student_id=result.student_id,
@@ -128,7 +129,7 @@ def give(out: Path, course: Course, result: NotebookResult, test: str, points: f
     return found.max_score
 
 
-def adopt(out: Path, course: Course, results: list[NotebookResult]) -> set[str]:
+def adopt(folder: ResultsFolder, course: Course, results: list[NotebookResult]) -> set[str]:
     """Take up scores entered in formgrader for test cells; returns the keys of the results they changed.
 
     `results` are the saved (checks-only) results nbgrader has recorded: a test whose
@@ -138,7 +139,7 @@ def adopt(out: Path, course: Course, results: list[NotebookResult]) -> set[str]:
     """
     if course is None or not course.db_path.exists():
         return set()
-    store, touched = Store(out), set()
+    store, touched = Store(folder), set()
     with _gradebook(course) as gb:
         for result in (r for r in results if r.status == Status.GRADED):
             for test in (t for t in result.tests if not t.manual):
@@ -171,13 +172,13 @@ def adopt(out: Path, course: Course, results: list[NotebookResult]) -> set[str]:
     return touched
 
 
-def apply(out: Path, course: Course | None, results: list[NotebookResult]) -> list[Override]:
+def apply(folder: ResultsFolder, course: Course | None, results: list[NotebookResult]) -> list[Override]:
     """Give each result's tests the overrides in force; returns those dropped because the submission changed.
 
     A kept override is written (again) as the test's manual score in the gradebook; a
     dropped one leaves there the checks' score, which reconcile stored.
     """
-    store = Store(out)
+    store = Store(folder)
     dropped: list[Override] = []
     if not store.current:
         return dropped

@@ -146,12 +146,11 @@ def lms_csv(results: list[NotebookResult], columns: Columns | None = None, roste
     return csv_text(rows)
 
 
-def write_reports(out: Path, results: list[NotebookResult]) -> None:
+def write_reports(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     """grades.csv, lms.csv, results.json and, with a roster, canvas.csv and moodle.csv, each written atomically."""
-    out.mkdir(parents=True, exist_ok=True)
-    folder = ResultsFolder(out)
+    folder.root.mkdir(parents=True, exist_ok=True)
     roster = rosters.load(folder.roster) if folder.roster.is_file() else None
-    columns = assignments.columns(out)
+    columns = assignments.columns(folder)
     texts = {"grades": grades_csv(results, roster, columns), "lms": lms_csv(results, columns, roster)}
     if roster is not None:
         texts["canvas"] = exports.canvas_csv(results, roster, columns)

@@ -87,10 +87,11 @@ def try_lock(path: Path):
 
 
 @contextlib.contextmanager
-def results_folder(out: Path) -> Iterator[None]:
+def results_folder(folder: ResultsFolder) -> Iterator[None]:
     """Hold RESULTS for this run; refuse if another live run holds it."""
+    out = folder.root
     out.mkdir(parents=True, exist_ok=True)
-    lock = ResultsFolder(out).lock_file
+    lock = folder.lock_file
     fh = try_lock(lock)
     if fh is None:
         owner = lock.read_text().strip() or "another process"

@@ -24,13 +24,10 @@ sources and engine it was graded with, and the fingerprint of the course key, ne
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from autograder.results import write_json_atomic
-from autograder.results_folder import ResultsFolder
+from autograder.results_folder import RecordError, ResultsFolder, ShardRecord
 
 COUNT_ENV = "AUTOGRADER_SHARDS"
 
@@ -128,21 +125,15 @@ def select(items: list, shard: Shard | None) -> list:
     return [item for item in items if shard.holds(item.student_id)]
 
 
-def read(folder: Path) -> dict | None:
-    """A results folder's shard.json, or None when it has none."""
-    path = ResultsFolder(folder).shard_record
+def read(folder: ResultsFolder) -> ShardRecord | None:
+    """A results folder's shard record, or None when it has none."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise ShardError(f"{path}: unreadable ({exc})") from None
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), int) for k in ("index", "count")):
-        raise ShardError(f"{path}: not a shard record")
-    return data
+        return folder.read_shard()
+    except RecordError as exc:
+        raise ShardError(str(exc)) from None
 
 
-def claim(out: Path, shard: Shard | None) -> None:
+def claim(out: ResultsFolder, shard: Shard | None) -> None:
     """Before a run: refuse a results folder that holds another shard, or all learners when a shard is asked for.
 
     A folder is one shard's for its whole life, so that its results are that shard's only.
@@ -151,20 +142,19 @@ def claim(out: Path, shard: Shard | None) -> None:
     if shard is None:
         if held is not None:
             raise ShardError(
-                f"{out} holds shard {held['index']}/{held['count']}: grade it with --shard "
-                f"{held['index']}/{held['count']}, or grade everyone into a new folder"
+                f"{out.root} holds shard {held.index}/{held.count}: grade it with --shard "
+                f"{held.index}/{held.count}, or grade everyone into a new folder"
             )
         return
-    if held is not None and (held["index"], held["count"]) != (shard.index, shard.count):
+    if held is not None and (held.index, held.count) != (shard.index, shard.count):
         raise ShardError(
-            f"{out} holds shard {held['index']}/{held['count']}, not {shard}: give each shard its own results folder"
+            f"{out.root} holds shard {held.index}/{held.count}, not {shard}: give each shard its own results folder"
         )
-    if held is None and ResultsFolder(out).has_states():
-        raise ShardError(f"{out} already holds results graded without --shard: give shard {shard} a new folder")
+    if held is None and out.has_states():
+        raise ShardError(f"{out.root} already holds results graded without --shard: give shard {shard} a new folder")
 
 
-def record(out: Path, shard: Shard | None, digest: str, key: str = "") -> None:
+def record(out: ResultsFolder, shard: Shard | None, digest: str, key: str = "") -> None:
     """Write RESULTS/shard.json: which shard, the sources and engine and the course key's fingerprint."""
     if shard is not None:
-        data = {"index": shard.index, "count": shard.count, "digest": digest, "key": key}
-        write_json_atomic(ResultsFolder(out).shard_record, data)
+        out.write_shard(ShardRecord(shard.index, shard.count, digest, key))

@@ -38,7 +38,7 @@ from autograder.checks import coursekey
 from autograder.gradebook.course import COURSE_ID, Course
 from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
-from autograder.results_folder import ResultsFolder, SavedState
+from autograder.results_folder import HandedIn, RecordError, ResultsFolder, SavedState, ShardRecord
 from autograder.run import grade, gradebook_stage, overrides, runlock
 from autograder.run import shard as sharding
 from autograder.run.report import summary, table
@@ -53,17 +53,17 @@ class MergeError(ValueError):
     """Shards that cannot be merged, and why."""
 
 
-def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedState]]]:
+def check(folders: list[ResultsFolder]) -> tuple[str | None, dict[ResultsFolder, dict[str, SavedState]]]:
     """Validate the shards; returns their common digest and each folder's saved states.
 
     Raises MergeError naming every problem found.
     """
     if not folders:
         raise MergeError("no shard results folders given")
-    records: dict[Path, dict] = {}
+    records: dict[ResultsFolder, ShardRecord] = {}
     problems = [f"{f}: given twice" for i, f in enumerate(folders) if f in folders[:i]]
     for folder in dict.fromkeys(folders):
-        if not folder.is_dir():
+        if not folder.root.is_dir():
             problems.append(f"{folder}: no such folder")
             continue
         try:
@@ -72,41 +72,39 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
             problems.append(str(exc))
             continue
         if record is None:
-            record_name = ResultsFolder(folder).shard_record.name
+            record_name = folder.shard_record.name
             problems.append(f"{folder}: not a shard's results (no {record_name}; grade it with --shard K/N)")
             continue
         records[folder] = record
     if problems:
         raise MergeError("\n".join(problems))
-    counts = {r["count"] for r in records.values()}
+    counts = {r.count for r in records.values()}
     if len(counts) > 1:
         raise MergeError(
             "shards of different counts: "
-            + ", ".join(f"{f} is {r['index']}/{r['count']}" for f, r in records.items())
+            + ", ".join(f"{f} is {r.index}/{r.count}" for f, r in records.items())
             + " (every shard of a run must be K/N with the same N)"
         )
     (count,) = counts
-    digests = {r.get("digest") for r in records.values()}
+    digests = {r.digest for r in records.values()}
     if len(digests) > 1:
         raise MergeError(
             "shards graded from different sources or engine versions: "
-            + "; ".join(f"{f} ({r['index']}/{count}): {r.get('digest')}" for f, r in records.items())
+            + "; ".join(f"{f} ({r.index}/{count}): {r.digest}" for f, r in records.items())
             + " (re-grade the odd ones from the same checkout)"
         )
     (digest,) = digests
-    keys = {r.get("key") for r in records.values()}
+    keys = {r.key for r in records.values()}
     if len(keys) > 1:
         raise MergeError(
             "shards graded with different course keys: "
-            + "; ".join(
-                f"{f} ({r['index']}/{count}): key {r.get('key') or '(none recorded)'}" for f, r in records.items()
-            )
+            + "; ".join(f"{f} ({r.index}/{count}): key {r.key or '(none recorded)'}" for f, r in records.items())
             + " (their hidden inputs differ: re-grade the odd ones with the same --key FILE)"
         )
     problems += _decisions_differ(list(records))
-    by_index: dict[int, list[Path]] = {}
+    by_index: dict[int, list[ResultsFolder]] = {}
     for folder, record in records.items():
-        by_index.setdefault(record["index"], []).append(folder)
+        by_index.setdefault(record.index, []).append(folder)
     twice = [
         f"shard {k}/{count} given {len(fs)} times: {', '.join(map(str, fs))}"
         for k, fs in by_index.items()
@@ -116,11 +114,11 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
     if twice or missing:
         lines = twice + ([f"missing shard(s): {', '.join(f'{k}/{count}' for k in missing)}"] if missing else [])
         raise MergeError("\n".join(lines) + " (merge needs each of shards 1..N exactly once)")
-    states: dict[Path, dict[str, SavedState]] = {}
-    seen: dict[str, Path] = {}
-    for folder, record in sorted(records.items(), key=lambda fr: fr[1]["index"]):
-        shard = sharding.Shard(record["index"], count)
-        held = ResultsFolder(folder).states()
+    states: dict[ResultsFolder, dict[str, SavedState]] = {}
+    seen: dict[str, ResultsFolder] = {}
+    for folder, record in sorted(records.items(), key=lambda fr: fr[1].index):
+        shard = sharding.Shard(record.index, count)
+        held = folder.states()
         for key, state in held.items():
             student = state.result.student_id
             if key in seen:
@@ -148,9 +146,9 @@ def check(folders: list[Path]) -> tuple[str | None, dict[Path, dict[str, SavedSt
     return digest, states
 
 
-def _decisions_differ(folders: list[Path]) -> list[str]:
+def _decisions_differ(folders: list[ResultsFolder]) -> list[str]:
     """A late policy or roster that is not the same file in every shard (or in none)."""
-    problems, shards = [], {f: ResultsFolder(f).same_in_every_shard() for f in folders}
+    problems, shards = [], {f: f.same_in_every_shard() for f in folders}
     for i, name in enumerate(p.name for p in next(iter(shards.values()), ())):
         held = {f: kept[i].read_bytes() if kept[i].is_file() else None for f, kept in shards.items()}
         if len(set(held.values())) > 1:
@@ -168,30 +166,33 @@ def _json(path: Path, default):
         raise MergeError(f"{path} cannot be read ({exc}): mend or remove it, then merge again") from exc
 
 
-def carry_decisions(folders: list[Path], out: Path) -> None:
-    """Put the shards' late policy, roster, overrides, set-aside hand scores and times in `out`."""
-    merged, shards = ResultsFolder(out), [ResultsFolder(f) for f in folders]
+def carry_decisions(shards: list[ResultsFolder], merged: ResultsFolder) -> None:
+    """Put the shards' late policy, roster, overrides, set-aside hand scores and times in `merged`."""
     for i, dest in enumerate(merged.same_in_every_shard()):
         first = next((p for s in shards if (p := s.same_in_every_shard()[i]).is_file()), None)
         if first is not None:
             shutil.copyfile(first, dest)
-    given = overrides.Store(out)  # the overrides file's own reader and writer
+    given = overrides.Store(merged)  # the overrides file's own reader and writer
     aside: list = []
-    times: dict = {}
+    times: dict[str, HandedIn] = {}
     for shard in shards:
         try:
-            held = overrides.Store(shard.root)
+            held = overrides.Store(shard)
         except (ValueError, TypeError, AttributeError) as exc:
             raise MergeError(f"{shard.overrides} cannot be read ({exc}): mend or remove it") from exc
         given.current.update(held.current)
         given.history += held.history
         given.changed |= bool(held.current or held.history)
         aside += _json(shard.hand_history, {}).get("set_aside", [])
-        times.update(_json(shard.timestamps, {}))
+        try:
+            times.update(shard.read_times())
+        except RecordError as exc:
+            raise MergeError(f"{exc}: mend or remove it, then merge again") from exc
     given.save()
-    for path, value, kept in ((merged.hand_history, {"set_aside": aside}, aside), (merged.timestamps, times, times)):
-        if kept:
-            write_json_atomic(path, value)
+    if aside:
+        write_json_atomic(merged.hand_history, {"set_aside": aside})
+    if times:
+        merged.write_times(times)
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -243,8 +244,9 @@ def copy_gradebook(src_db: Path, dest_db: Path) -> int:
 
 
 @contextlib.contextmanager
-def building(out: Path) -> Iterator[Path]:
-    """A new folder next to `out` to build the merge in (one merge at a time; a killed merge's leftovers go)."""
+def building(merged: ResultsFolder) -> Iterator[ResultsFolder]:
+    """A new folder next to `merged` to build the merge in (one merge at a time; a killed merge's leftovers go)."""
+    out = merged.root
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = runlock.try_lock(out.parent / f".{out.name}.merge-lock")
     if lock is None:
@@ -254,21 +256,19 @@ def building(out: Path) -> Iterator[Path]:
         if tmp.exists():
             shutil.rmtree(tmp)  # what a killed merge left: nothing in it is kept
         tmp.mkdir()
-        yield tmp
+        yield ResultsFolder(tmp)  # a folder of its own until it takes the merged one's place
     finally:
         lock.close()
 
 
-def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: Path, names: list[str]):
-    """Write the merged results folder's contents into `out`; returns every result."""
+def _build(states: dict[ResultsFolder, dict[str, SavedState]], merged: ResultsFolder, names: list[str]):
+    """Write the merged results folder's contents into `merged`; returns every result."""
     # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
     needed = {
         s.result.notebook for held in states.values() for s in held.values() if s.result.status != Status.REJECTED
     }
-    merged = ResultsFolder(out)
     course, _ = grade.prepare(merged, sorted(needed & set(names)))
-    for folder in sorted(states, key=lambda f: str(f)):
-        shard = ResultsFolder(folder)
+    for shard in sorted(states, key=str):
         _copy_tree(shard.state_dir, merged.state_dir)
         _copy_tree(shard.feedback_dir, merged.feedback_dir)
         for part in ("submitted", "autograded", "feedback"):
@@ -276,10 +276,10 @@ def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: 
         db = Course(shard.course_dir).db_path
         if db.exists() and course.db_path.exists():
             copy_gradebook(db, course.db_path)
-    (key,) = {(sharding.read(f) or {}).get("key", "") for f in states}
+    (key,) = {_key(f) for f in states}
     if key:
-        write_json_atomic(merged.key_record, {"fingerprint": key})  # by name only
-    carry_decisions(list(states), out)
+        merged.write_key(key)  # by name only
+    carry_decisions(list(states), merged)
     if merged.roster.is_file() and course.db_path.exists():
         rosters.to_gradebook(rosters.load(merged.roster), course.db_path, COURSE_ID)  # formgrader's names
     # grade's own conclusion: written scores, overrides, late penalties, reports, and a
@@ -288,9 +288,15 @@ def _build(folders: list[Path], states: dict[Path, dict[str, SavedState]], out: 
     return grade.finish(merged, gradebook_stage.Recorder(merged, course), similarity=True)
 
 
-def check_key(folders: list[Path], key_file: Path | None = None) -> None:
+def _key(shard: ResultsFolder) -> str:
+    """The course key's fingerprint a shard recorded ("" for none)."""
+    record = sharding.read(shard)
+    return record.key if record is not None else ""
+
+
+def check_key(folders: list[ResultsFolder], key_file: Path | None = None) -> None:
     """Refuse shards graded with another key than the course's one (coursekey.locate), naming its file."""
-    held = next(((sharding.read(f) or {}).get("key", "") for f in folders), "")  # one: check() saw to it
+    held = next((_key(f) for f in folders), "")  # one: check() saw to it
     if not held:
         return  # shards that recorded no key (before fingerprints): nothing to compare
     path = coursekey.locate(key_file)
@@ -305,11 +311,15 @@ def check_key(folders: list[Path], key_file: Path | None = None) -> None:
         )
 
 
-def merge(folders: list[Path], out: Path, quiet: bool = False, key_file: Path | None = None) -> list[NotebookResult]:
-    """Merge the shards' results folders into `out` (new or empty); returns every result."""
-    folders = [f.resolve() for f in folders]
-    out = out.resolve()
-    if out in folders or any(out.is_relative_to(f) or f.is_relative_to(out) for f in folders):
+def merge(
+    folders: list[ResultsFolder], merged: ResultsFolder, quiet: bool = False, key_file: Path | None = None
+) -> list[NotebookResult]:
+    """Merge the shards' results folders (absolute paths, as main resolves them) into `merged` (new or empty).
+
+    Returns every result.
+    """
+    out = merged.root
+    if any(out.is_relative_to(f.root) or f.root.is_relative_to(out) for f in folders):
         raise MergeError(f"--out {out} must be a folder of its own, apart from the shards")
     if out.exists() and any(out.iterdir()):
         raise MergeError(f"--out {out} is not empty: merge writes a new results folder")
@@ -322,16 +332,16 @@ def merge(folders: list[Path], out: Path, quiet: bool = False, key_file: Path | 
             f"the shards were graded from sources/engine {digest}, this checkout has {here}: "
             "merge from the checkout (and version of the grader) that graded them"
         )
-    with building(out) as tmp, runlock.results_folder(tmp):
-        results = _build(folders, states, tmp, names)
+    with building(merged) as tmp, runlock.results_folder(tmp):
+        results = _build(states, tmp, names)
         write_json_atomic(
-            ResultsFolder(tmp).merge_record,
+            tmp.merge_record,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
         )
         if out.exists():
             out.rmdir()  # empty (checked above): the finished folder takes its place
-        os.replace(tmp, out)
-    Course(ResultsFolder(out).course_dir).write_config()  # the course folder's config names where it now is
+        os.replace(tmp.root, out)
+    Course(merged.course_dir).write_config()  # the course folder's config names where it now is
     return results
 
 
@@ -349,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        results = merge(args.shards, args.out, args.quiet, args.key)
+        shards, merged = [ResultsFolder(f.resolve()) for f in args.shards], ResultsFolder(args.out.resolve())
+        results = merge(shards, merged, args.quiet, args.key)
     except (MergeError, OSError, runlock.RunBusy) as exc:
         print(f"ERROR: cannot merge: {exc}", file=sys.stderr)
         return 2
@@ -357,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(results))
     print(f"\n{summary(results)}")
     print(
-        f"\n{len(results)} row(s) from {len(args.shards)} shard(s) in {ResultsFolder(args.out.resolve()).grades_csv} "
+        f"\n{len(results)} row(s) from {len(args.shards)} shard(s) in {merged.grades_csv} "
         f"({time.perf_counter() - t0:.1f} s)"
     )
     return 0

@@ -1,4 +1,4 @@
-"""The results folder: its layout on disk, its saved states and the files in it, in one place.
+"""The results folder's layout: where everything in it is, and its saved states, in one place.
 
     RESULTS/
       grades.csv lms.csv canvas.csv moodle.csv results.json scores.png   the reports
@@ -16,21 +16,19 @@ Every command that reads or writes a results folder (grade, merge, export, mark,
 similarity, gradescope) goes through a ResultsFolder; saved states are typed and read from
 disk once, then kept up to date as they are saved. No other module joins a name onto a
 results folder's path: each asks a ResultsFolder for the path of what it holds (enforced by
-tests/test_results_layout.py).
+tests/test_results_layout.py). Its typed records are read and written by
+autograder.results_folder.records, through a ResultsFolder.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import json
-import os
-from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
-from autograder.results import NotebookResult, clean_text, write_json_atomic
+from autograder.results import NotebookResult
+from autograder.results_folder import records
+from autograder.results_folder.records import HandedIn, SavedState, ShardRecord
 from autograder.submissions import ids
 
 STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
@@ -56,26 +54,6 @@ def state_name(text: str) -> str:
     return "~" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-@dataclass
-class SavedState:
-    """One submission's saved grading: its result, what graded it, and whether nbgrader recorded it."""
-
-    result: NotebookResult
-    digest: str  # the sources and engine it was graded under
-    recorded: bool = False  # scored by nbgrader and its feedback written
-
-    @classmethod
-    def from_dict(cls, data: dict) -> SavedState:
-        """From the file's JSON; raises on anything malformed."""
-        result = NotebookResult.from_dict(data["result"])
-        if not isinstance(data["digest"], str) or not isinstance(result.content_hash, str):
-            raise TypeError("a saved state's digest and content hash are strings")
-        return cls(result, data["digest"], bool(data.get("recorded")))
-
-    def to_dict(self) -> dict:
-        return {"digest": self.digest, "recorded": self.recorded, "result": self.result.to_dict()}
-
-
 class ResultsFolder:
     """A results folder (new or holding earlier runs): where everything in it is, and its saved states."""
 
@@ -85,6 +63,15 @@ class ResultsFolder:
 
     def __repr__(self) -> str:
         return f"ResultsFolder({str(self.root)!r})"
+
+    def __str__(self) -> str:
+        return str(self.root)  # as messages name it: its path
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ResultsFolder) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
 
     # the reports
     @property
@@ -222,8 +209,14 @@ class ResultsFolder:
     def states(self) -> dict[str, SavedState]:
         """Every saved state, by 'student/notebook': read from disk once, then kept as saved."""
         if self._states is None:
-            self._states = self._read_states()
+            self._states = records.read_states(self.state_dir)
         return self._states
+
+    def state(self, student: str, notebook: str) -> SavedState | None:
+        """One submission's saved state (as the cached states hold it, else read from disk), or None."""
+        if self._states is not None:
+            return self._states.get(f"{student}/{notebook}")
+        return records.read_state(self.state_path(student, notebook))
 
     def reload(self) -> dict[str, SavedState]:
         """The saved states read from disk again (another process may have written them)."""
@@ -234,26 +227,31 @@ class ResultsFolder:
         """Every saved result, each a copy (scores people gave are put on them; the states stay as saved)."""
         return [copy.deepcopy(s.result) for s in self.states().values()]
 
-    def _read_states(self) -> dict[str, SavedState]:
-        states = {}
-        for path in self.state_dir.glob("*/*.json"):
-            try:
-                state = SavedState.from_dict(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                continue  # a torn file cannot exist (atomic writes), but never trust disk blindly
-            states[state.result.key] = state
-        return states
-
     def save(self, result: NotebookResult, digest: str, executed=None, recorded: bool = False) -> None:
         """Save a submission's state (and its executed notebook, when given), atomically."""
-        path = self.state_path(result.student_id, result.notebook)
-        if executed is not None:
-            tmp = path.with_suffix(f".ipynb.{os.getpid()}.tmp")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            clean_text(executed)  # a kernel's output may hold text UTF-8 cannot encode
-            nbformat.write(executed, tmp)
-            os.replace(tmp, path.with_suffix(".ipynb"))
         state = SavedState(result, digest, recorded)
-        write_json_atomic(path, state.to_dict())
+        records.write_state(self.state_path(result.student_id, result.notebook), state, executed)
         if self._states is not None:
             self._states[result.key] = SavedState.from_dict(state.to_dict())  # a copy: later changes stay out
+
+    # the typed records (autograder.results_folder.records): each read and written here only
+    def read_shard(self) -> ShardRecord | None:
+        """The shard this folder holds, or None; records.RecordError when shard.json is not one."""
+        return records.read_shard(self.shard_record)
+
+    def write_shard(self, record: ShardRecord) -> None:
+        records.write_shard(self.shard_record, record)
+
+    def read_key(self) -> str | None:
+        """The fingerprint of the course key this folder was graded with (key.json), or None."""
+        return records.read_key(self.key_record)
+
+    def write_key(self, fingerprint: str) -> None:
+        records.write_key(self.key_record, fingerprint)
+
+    def read_times(self) -> dict[str, HandedIn]:
+        """Each submission's time as the runs found it; records.RecordError when timestamps.json cannot be read."""
+        return records.read_times(self.timestamps)
+
+    def write_times(self, times: dict[str, HandedIn]) -> None:
+        records.write_times(self.timestamps, times)
