@@ -22,6 +22,7 @@ from conftest import grade_options
 
 from autograder import paths
 from autograder.commands import release_feedback
+from autograder.gradebook.course_folder import CourseFolder
 from autograder.results_folder import ResultsFolder
 from autograder.run import grade
 
@@ -38,7 +39,7 @@ def _nbgrader(where: Path, *args: str) -> None:
 
 def _config(folder: Path, exchange: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "nbgrader_config.py").write_text(
+    CourseFolder(folder).config_path.write_text(
         f'c = get_config()\nc.CourseDirectory.course_id = "attn"\nc.Exchange.root = {str(exchange)!r}\n'
     )
 

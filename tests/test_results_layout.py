@@ -1,4 +1,6 @@
-"""Only results_folder/ knows the results folder's layout: no other module joins a path onto one.
+"""Only results_folder/ knows the results folder's layout, and only gradebook/course_folder.py knows the
+layout of the nbgrader course folder inside it (RESULTS/.course, and every other course folder):
+no other module joins a path onto either.
 
 The rule, checked on the source of every module of the package but results_folder/'s:
 
@@ -10,6 +12,10 @@ The rule, checked on the source of every module of the package but results_folde
 
 So a module that needs a file of a results folder asks a ResultsFolder for it by what it
 holds (folder.shard_record, folder.overrides, ...). The scanner is tested on planted code.
+
+The course folder's rule is (b) with course_folder.py's names (source, release, submitted,
+autograded, feedback, gradebook.db, nbgrader_config.py, .exchange, ...), save COURSE_ELSEWHERE;
+and (c): only course_folder.py loads nbgrader's config (PyFileConfigLoader) or sets its Exchange.root.
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ LAYOUT = OWNER / "layout.py"  # where its names are defined
 ALLOWED = {"ResultsFolder", "SavedState", "ShardRecord", "HandedIn", "RecordError"}  # the owner and its records
 OTHER_FOLDERS = {
     ("gradescope.py", "results.json"),  # Gradescope's own /autograder/results/results.json
-    ("feedback.py", "feedback"),  # the nbgrader course's feedback/ folder, inside .course
-    ("release_feedback.py", "feedback"),  # nbgrader's exchange: <root>/<course>/feedback/
+}
+COURSE_OWNER = PACKAGE / "gradebook" / "course_folder.py"
+COURSE_ELSEWHERE = {
+    ("gradescope.py", "source"),  # Gradescope's own /autograder/source/
+    ("late.py", "timestamp.txt"),  # SUBMISSIONS/<student>/timestamp.txt, as nbgrader collect leaves it
+    ("intake.py", "timestamp.txt"),  # the same file, read as the submission's time
 }
 
 
@@ -50,7 +60,14 @@ def _literal_names(args: list[ast.expr], names: set[str]) -> list[str]:
     return [a.value for a in args if isinstance(a, ast.Constant) and a.value in names]
 
 
-def violations(source: str, filename: str, names: set[str]) -> list[str]:
+def course_names() -> set[str]:
+    """The names course_folder.py gives the course folder's entries (not the helper module's, which is everywhere)."""
+    from autograder.gradebook import course_folder as c
+
+    return {*c.KINDS, c.GRADEBOOK, c.CONFIG, c.EXCHANGE, c.PREPARED, c.TIMESTAMP}
+
+
+def violations(source: str, filename: str, names: set[str], exempt: set[tuple[str, str]] = OTHER_FOLDERS) -> list[str]:
     """Where `source` breaks rule (a) or (b), as 'file:line: what'."""
     tree, found, aliases = ast.parse(source), [], set()
     for node in ast.walk(tree):
@@ -69,7 +86,7 @@ def violations(source: str, filename: str, names: set[str]) -> list[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in ("joinpath", "with_name") or ast.unparse(node.func) == "os.path.join":
                 hits = _literal_names(node.args, names)
-        found += [f"{filename}:{node.lineno}: joins {name!r}" for name in hits if (filename, name) not in OTHER_FOLDERS]
+        found += [f"{filename}:{node.lineno}: joins {name!r}" for name in hits if (filename, name) not in exempt]
     return found
 
 
@@ -113,3 +130,49 @@ def test_the_scanner_passes_what_the_rule_allows():
     ]
     assert [violations(s, "ok.py", names) for s in allowed] == [[], [], []]
     assert violations("p = root / 'results' / 'results.json'\n", "gradescope.py", names) == []
+
+
+def config_loads(source: str, filename: str) -> list[str]:
+    """Where `source` loads nbgrader's config file or sets its exchange (rule c), as 'file:line: what'."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "PyFileConfigLoader" for a in node.names):
+            found.append(f"{filename}:{node.lineno}: imports PyFileConfigLoader")
+        elif isinstance(node, ast.Attribute) and node.attr == "root" and ast.unparse(node.value).endswith("Exchange"):
+            found.append(f"{filename}:{node.lineno}: names {ast.unparse(node)}")
+    return found
+
+
+def test_the_course_layout_has_names_to_guard():
+    assert {"submitted", "autograded", "feedback", "release", "source", "gradebook.db", "nbgrader_config.py"} <= (
+        course_names()
+    )
+
+
+def test_no_module_but_course_folder_joins_a_path_onto_a_course_folder_or_loads_its_config():
+    names, found = course_names(), []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path != COURSE_OWNER and not path.is_relative_to(OWNER):  # results_folder/ names .course only
+            text = path.read_text(encoding="utf-8")
+            found += violations(text, path.name, names, COURSE_ELSEWHERE) + config_loads(text, path.name)
+    assert not found, "ask a CourseFolder (autograder.gradebook.course_folder) for these:\n" + "\n".join(found)
+
+
+def test_the_course_scanner_finds_each_planted_violation():
+    names = course_names()
+    planted = {
+        "p = course.root / 'submitted' / student / name\n": "joins 'submitted'",
+        "p = (root / 'autograded').glob('*/*/*.ipynb')\n": "joins 'autograded'",
+        "p = Path(tmp).joinpath('release', name)\n": "joins 'release'",
+        "p = os.path.join(root, 'gradebook.db')\n": "joins 'gradebook.db'",
+        "p = course.root / 'nbgrader_config.py'\n": "joins 'nbgrader_config.py'",
+    }
+    for source, said in planted.items():
+        found = violations(source, "planted.py", names, COURSE_ELSEWHERE)
+        assert len(found) == 1 and found[0].endswith(said), (source, found)
+    loads = "from traitlets.config.loader import PyFileConfigLoader\nextra.Exchange.root = str(root / 'x')\n"
+    assert config_loads(loads, "planted.py") == [
+        "planted.py:1: imports PyFileConfigLoader",
+        "planted.py:2: names extra.Exchange.root",
+    ]
+    assert violations("p = root / 'source' / KEY\n", "gradescope.py", names, COURSE_ELSEWHERE) == []

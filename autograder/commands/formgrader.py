@@ -26,7 +26,7 @@ from pathlib import Path
 
 from autograder.checks import coursekey
 from autograder.gradebook import grading_view
-from autograder.gradebook.course import Course
+from autograder.gradebook.course_folder import CourseFolder
 from autograder.results_folder import ResultsFolder
 
 EXTENSION = "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"
@@ -53,7 +53,7 @@ def pseudonyms(results: ResultsFolder, key_file: Path | None = None) -> dict[str
     held, mine = coursekey.held_by(results), coursekey.fingerprint(key)
     if held is not None and held != mine:
         raise coursekey.CourseKeyError(coursekey.refusal(results, held, mine, path))
-    names = {s: coursekey.pseudonym(key, s) for s in grading_view.students(Course(results.course_dir))}
+    names = {s: coursekey.pseudonym(key, s) for s in grading_view.students(CourseFolder.of(results))}
     if len(set(names.values())) != len(names):
         raise ValueError("two learners' pseudonyms are the same; grade them by name")
     return names
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", type=Path, help=f"the course key, for --anonymous (default: {coursekey.WHERE})")
     args = parser.parse_args(argv)
     folder = ResultsFolder(args.results.resolve())
-    if not Course(folder.course_dir).config_path.is_file():
+    if not CourseFolder.of(folder).config_path.is_file():
         print(f"ERROR: {args.results} holds no graded course (run python -m autograder grade first)", file=sys.stderr)
         return 2
     try:

@@ -27,7 +27,7 @@ from autograder.run import grade, gradebook_stage, overrides
 
 def export(folder: ResultsFolder) -> list:
     """Rewrite RESULTS' reports and the feedback of every submission with a written answer."""
-    course = Course(folder.course_dir)
+    course = Course.of(folder)
     if not course.db_path.exists():
         raise FileNotFoundError(f"{folder} holds no graded results (no .course/gradebook.db)")
     recorder = gradebook_stage.Recorder(folder, course)
@@ -100,7 +100,7 @@ def _real_id(student: str, names: dict[str, str] | None) -> str:
 
 def _mark(folder: ResultsFolder, student: str, shown: str, args: argparse.Namespace) -> int:
     """Store one score (a written answer's, or a test's override), rewrite the reports, say it."""
-    course = Course(folder.course_dir)
+    course = Course.of(folder)
     saved = folder.states().get(f"{student}/{args.notebook}")
     result = saved.result if saved else None
     is_test = result is not None and _is_test(result, args.answer)
@@ -125,7 +125,7 @@ def _is_test(result, name: str) -> bool:
 def _current(folder: ResultsFolder) -> list[NotebookResult]:
     """The graded results, with the points people gave to written answers."""
     results = [r for r in folder.results() if r.status == Status.GRADED]
-    gradebook.apply_manual(Course(folder.course_dir), results)
+    gradebook.apply_manual(Course.of(folder), results)
     return results
 
 
@@ -168,7 +168,7 @@ def _answer_block(folder: ResultsFolder, result: NotebookResult, test, shown: st
         state = f"to grade, out of {test.max_score:g}"
     else:
         state = f"{test.status}: {test.score:g} / {test.max_score:g}" + (f" ({test.message})" if test.message else "")
-    text = grading_view.written_answers(Course(folder.course_dir), result.student_id, result.notebook).get(test.name)
+    text = grading_view.written_answers(Course.of(folder), result.student_id, result.notebook).get(test.name)
     rubric = rubrics.of_notebook(result.notebook).get(test.name)
     return "\n".join(
         [

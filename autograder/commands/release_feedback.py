@@ -31,6 +31,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.gradebook.course_folder import exchange_feedback
 from autograder.results import Status
 from autograder.results_folder import ResultsFolder
 from autograder.submissions import roster as rosters
@@ -54,7 +55,7 @@ def _pages(folder: ResultsFolder):
     """(result, page) for every saved result whose feedback page exists."""
     for state in folder.states().values():
         result = state.result
-        page = folder.feedback_dir / result.student_id / f"{result.notebook}.html"
+        page = folder.feedback_page(result.student_id, result.notebook)
         if result.status in (Status.GRADED, Status.REJECTED) and page.is_file():
             yield result, page
 
@@ -63,7 +64,7 @@ def to_exchange(folder: ResultsFolder, root: Path, course: str, submitted: Path)
     """Each page into nbgrader's exchange, under the hash fetch_feedback looks for."""
     from nbgrader.utils import notebook_hash
 
-    done, dest = Released(), root / course / "feedback"
+    done, dest = Released(), exchange_feedback(root, course)
     dest.mkdir(parents=True, exist_ok=True)
     for result, page in _pages(folder):
         handed = submitted / result.student_id / result.notebook

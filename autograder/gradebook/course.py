@@ -1,4 +1,7 @@
-"""The nbgrader course folder this package manages: config, sources, nbgrader commands."""
+"""The nbgrader course this package manages: its config written, its sources, nbgrader's generate_assignment.
+
+Where things are in the course folder, and reading its config, is autograder.gradebook.course_folder's.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import paths
+from autograder.gradebook.course_folder import COURSE_ID, RELEASE, SOURCE, CourseFolder
 from autograder.material import markup
-
-COURSE_ID = "attention-workbook"
 
 _CONFIG = """\
 # Written by the autograder package; regenerated on every run, do not edit.
@@ -68,20 +70,11 @@ REFUSAL = (
 
 
 @dataclass
-class Course:
-    """A course folder: source/<nb>/<nb>.ipynb, submitted/, autograded/, gradebook.db."""
+class Course(CourseFolder):
+    """A course folder (autograder.gradebook.course_folder) as this package sets it up: its config and sources."""
 
-    root: Path
     cell_timeout: int = 120
     extra_config: str = ""
-
-    @property
-    def db_path(self) -> Path:
-        return self.root / "gradebook.db"
-
-    @property
-    def config_path(self) -> Path:
-        return self.root / "nbgrader_config.py"
 
     def write_config(self) -> None:
         """(Re)write nbgrader_config.py so that nbgrader sees only what this package sets."""
@@ -89,7 +82,7 @@ class Course:
         text = _CONFIG.format(
             root=str(self.root),
             course_id=COURSE_ID,
-            db_url=f"sqlite:///{self.db_path}",
+            db_url=self.db_url,
             stub=markup.CODE_STUB,
             timeout=self.cell_timeout,
             checkout=str(paths.ROOT),
@@ -100,10 +93,9 @@ class Course:
 
     def add_source(self, name: str, solutions: Path = paths.SOLUTIONS) -> None:
         """Copy a solution notebook and the helper module into source/<name>/."""
-        folder = self.root / "source" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(paths.source_notebook(name, solutions), folder / f"{name}.ipynb")
-        shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
+        self.format_path(SOURCE, name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(paths.source_notebook(name, solutions), self.format_path(SOURCE, name, notebook=name))
+        shutil.copyfile(paths.WORKBOOK, self.helper_path(SOURCE, name))
 
     def generate_assignments(self, names: list[str]) -> None:
         """nbgrader generate_assignment, in this process, for each name: student versions in release/<name>/.
@@ -114,11 +106,9 @@ class Course:
         import nbgrader.api
         from nbgrader.apps import NbGraderAPI
         from traitlets.config import Config
-        from traitlets.config.loader import PyFileConfigLoader
 
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        config = self.load_config()
         extra = Config()
-        extra.Exchange.root = str(self.root / ".exchange")  # never the machine's /srv/nbgrader/exchange
         extra.NbGraderAPI.log_level = "WARN"
         config.merge(extra)
         asks_alembic = nbgrader.api.get_alembic_version
@@ -136,7 +126,7 @@ class Course:
     def generate_assignment(self, name: str) -> Path:
         """nbgrader generate_assignment of one notebook: the student version in release/<name>/."""
         self.generate_assignments([name])
-        return self.root / "release" / name / f"{name}.ipynb"
+        return self.format_path(RELEASE, name, notebook=name)
 
 
 @functools.cache

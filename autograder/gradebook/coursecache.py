@@ -33,13 +33,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 from autograder import __version__, paths
-from autograder.gradebook import course
+from autograder.gradebook import course, course_folder
 from autograder.material import markup
 
 CACHE_ENV = "AUTOGRADER_CACHE"
 FORMAT = "1"  # the layout of an entry; bump when it changes
 MANIFEST = "MANIFEST.json"
-_PARTS = ("source", "release", "gradebook.db")
+_PARTS = course_folder.SETUP  # source/, release/, gradebook.db
 
 
 class CacheCorrupt(RuntimeError):

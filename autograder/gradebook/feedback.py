@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.gradebook.course import Course
+from autograder.gradebook.course_folder import AUTOGRADED, FEEDBACK, CourseFolder
 from autograder.gradebook.mathml import render_math
 from autograder.material import answers
 from autograder.material.markup import strip_hidden
@@ -186,17 +186,17 @@ def with_csp(page: str) -> str:
     return page[:at] + f"<head>{CSP_META}</head>" + page[at:]
 
 
-def generate(course: Course, session, result: NotebookResult, out_dir: Path) -> Path:
+def generate(course: CourseFolder, session, result: NotebookResult, out_dir: Path) -> Path:
     """Write out_dir/<student>/<notebook>.html for one graded result (nbgrader generate_feedback)."""
     name, student = result.notebook, result.student_id
-    path = course.root / "autograded" / student / name / f"{name}.ipynb"
+    path = course.format_path(AUTOGRADED, name, student, name)
     clean = path.with_name(f".{path.name}.tmp")  # nbgrader leaves the file read-only: replace it
     nbformat.write(sanitize(nbformat.read(path, as_version=4), result), clean)
     os.replace(clean, path)
     session.generate_feedback(name, student)
     dest = out_dir / student / f"{name}.html"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    page = (course.root / "feedback" / student / name / f"{name}.html").read_text(encoding="utf-8")
+    page = course.format_path(FEEDBACK, name, student, name).read_text(encoding="utf-8")
     tmp = dest.with_name(f".{dest.name}.tmp")
     tmp.write_text(with_csp(page), encoding="utf-8")
     os.replace(tmp, dest)

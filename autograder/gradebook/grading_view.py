@@ -34,6 +34,7 @@ import nbformat
 
 from autograder import paths
 from autograder.gradebook.course import Course
+from autograder.gradebook.course_folder import AUTOGRADED, RELEASE, SOURCE, SUBMITTED, CourseFolder
 from autograder.material import answers, rubrics
 from autograder.results import write_json_atomic
 from autograder.results_folder import ResultsFolder
@@ -76,7 +77,7 @@ class Baseline:
         write_json_atomic(path, self.__dict__)
 
 
-def students(course: Course) -> list[str]:
+def students(course: CourseFolder) -> list[str]:
     """Every student id in the course's gradebook (enrolled or with a submission)."""
     if not course.db_path.exists():
         return []
@@ -84,9 +85,9 @@ def students(course: Course) -> list[str]:
         return [row[0] for row in db.execute("SELECT id FROM student ORDER BY id")]
 
 
-def written_answers(course: Course, student: str, notebook: str) -> dict[str, str]:
+def written_answers(course: CourseFolder, student: str, notebook: str) -> dict[str, str]:
     """A learner's written answers as nbgrader graded them (the autograded notebook), by grade_id."""
-    path = course.root / "autograded" / student / notebook / f"{notebook}.ipynb"
+    path = course.format_path(AUTOGRADED, notebook, student, notebook)
     try:
         nb = nbformat.read(path, as_version=4)
     except (OSError, ValueError):
@@ -111,16 +112,14 @@ def build(folder: ResultsFolder, shown: Mapping[str, str] | None = None) -> Cour
     An earlier anonymous view's changes are collected first, so none is lost.
     """
     collect(folder)
-    course, view = Course(folder.course_dir), Course(folder.grading_dir)
+    course, view = CourseFolder.of(folder), Course.grading_view_of(folder)
     shutil.rmtree(view.root, ignore_errors=True)
-    db_url = view.db_path if shown is not None else course.db_path
-    view.extra_config = f"c.CourseDirectory.db_url = {f'sqlite:///{db_url}'!r}\n" + REFUSE_FEEDBACK % {
-        "why": FEEDBACK_REFUSAL
-    }
+    db_url = view.db_url if shown is not None else course.db_url
+    view.extra_config = f"c.CourseDirectory.db_url = {db_url!r}\n" + REFUSE_FEEDBACK % {"why": FEEDBACK_REFUSAL}
     view.write_config()
-    for part in ("source", "release"):
-        if (course.root / part).is_dir():
-            shutil.copytree(course.root / part, view.root / part)
+    for part in (SOURCE, RELEASE):
+        if course.folder(part).is_dir():
+            shutil.copytree(course.folder(part), view.folder(part))
     names = dict(shown) if shown is not None else {s: s for s in students(course)}
     _copy_submissions(course, view, names)
     if shown is not None:
@@ -131,20 +130,19 @@ def build(folder: ResultsFolder, shown: Mapping[str, str] | None = None) -> Cour
     return view
 
 
-def _copy_submissions(course: Course, view: Course, names: Mapping[str, str]) -> None:
+def _copy_submissions(course: CourseFolder, view: CourseFolder, names: Mapping[str, str]) -> None:
     """Each autograded notebook, rubrics added, and its timestamp.txt, filed under the shown name."""
-    for notebook in sorted((course.root / "autograded").glob("*/*/*.ipynb")):
+    for notebook in sorted(course.folder(AUTOGRADED).glob("*/*/*.ipynb")):
         student, name = notebook.parent.parent.name, notebook.parent.name
         if student not in names or notebook.stem != name:
             continue
-        target = view.root / "autograded" / names[student] / name
-        target.mkdir(parents=True, exist_ok=True)
-        _with_rubrics(notebook, target / notebook.name, name)
-        handed = view.root / "submitted" / names[student] / name
-        handed.mkdir(parents=True, exist_ok=True)
-        stamp = course.root / "submitted" / student / name / "timestamp.txt"
+        target = view.format_path(AUTOGRADED, name, names[student], name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _with_rubrics(notebook, target, name)
+        view.format_path(SUBMITTED, name, names[student]).mkdir(parents=True, exist_ok=True)
+        stamp = course.timestamp_path(student, name)
         if stamp.is_file():  # formgrader compares it with the gradebook's: the same, as in the course
-            shutil.copyfile(stamp, handed / "timestamp.txt")
+            shutil.copyfile(stamp, view.timestamp_path(names[student], name))
 
 
 def _with_rubrics(source: Path, target: Path, name: str) -> None:
@@ -200,7 +198,7 @@ def collect(folder: ResultsFolder) -> int:
     given meanwhile with `mark` stands. A row of a submission that changed since is left out, named once.
     """
     base = Baseline.read(folder.grading_state)
-    view_db, real_db = Course(folder.grading_dir).db_path, Course(folder.course_dir).db_path
+    view_db, real_db = CourseFolder.grading_view_of(folder).db_path, CourseFolder.of(folder).db_path
     if base is None or not view_db.exists() or not real_db.exists():
         return 0
     with _connect(view_db) as db:

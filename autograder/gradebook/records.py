@@ -22,7 +22,8 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import paths
 from autograder.gradebook import coursecache
-from autograder.gradebook.course import COURSE_ID, Course, NbgraderError
+from autograder.gradebook.course import Course, NbgraderError
+from autograder.gradebook.course_folder import RELEASE, SUBMITTED, CourseFolder
 from autograder.results import GRADED_BY_HAND, NO_ANSWER, NotebookResult, Status, write_json_atomic
 
 
@@ -35,7 +36,7 @@ def prepare(course: Course, names: list[str]) -> None:
     updates its own records. `.prepared.json` holds each notebook's cache key.
     """
     course.write_config()
-    stamp = course.root / ".prepared.json"
+    stamp = course.prepared_path
     try:
         prepared = json.loads(stamp.read_text()) if course.db_path.exists() else {}
     except (OSError, ValueError):
@@ -55,22 +56,21 @@ def prepare(course: Course, names: list[str]) -> None:
     write_json_atomic(stamp, prepared)
 
 
-def release_path(course: Course, name: str) -> Path:
+def release_path(course: CourseFolder, name: str) -> Path:
     """The student version nbgrader generated for this course."""
-    return course.root / "release" / name / f"{name}.ipynb"
+    return course.format_path(RELEASE, name, notebook=name)
 
 
-def submit(course: Course, result: NotebookResult, executed: nbformat.NotebookNode, handed_in: str = "") -> None:
+def submit(course: CourseFolder, result: NotebookResult, executed: nbformat.NotebookNode, handed_in: str = "") -> None:
     """Place an executed notebook where nbgrader autograde expects a submission.
 
     handed_in: its submission time (ISO 8601), written as nbgrader's timestamp.txt, which
     autograde records and formgrader shows; none known, none left from an earlier one.
     """
-    folder = course.root / "submitted" / result.student_id / result.notebook
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(executed, folder / f"{result.notebook}.ipynb")
-    shutil.copyfile(paths.WORKBOOK, folder / "workbook.py")
-    stamp = folder / "timestamp.txt"
+    course.format_path(SUBMITTED, result.notebook, result.student_id).mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed, course.format_path(SUBMITTED, result.notebook, result.student_id, result.notebook))
+    shutil.copyfile(paths.WORKBOOK, course.helper_path(SUBMITTED, result.notebook, result.student_id))
+    stamp = course.timestamp_path(result.student_id, result.notebook)
     if handed_in:
         stamp.write_text(_utc(handed_in).strftime("%Y-%m-%d %H:%M:%S.%f UTC") + "\n", encoding="utf-8")
     else:
@@ -84,16 +84,16 @@ def _utc(text: str) -> datetime.datetime:
     return moment.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
-def _handed_in(course: Course, result: NotebookResult) -> datetime.datetime | None:
+def _handed_in(course: CourseFolder, result: NotebookResult) -> datetime.datetime | None:
     """The time in the submission's timestamp.txt (written by submit), or None."""
-    stamp = course.root / "submitted" / result.student_id / result.notebook / "timestamp.txt"
+    stamp = course.timestamp_path(result.student_id, result.notebook)
     try:
         return _utc(stamp.read_text(encoding="utf-8").strip().removesuffix(" UTC"))
     except (OSError, ValueError):
         return None
 
 
-def record_late(course: Course | None, results: list[NotebookResult], due: Mapping[str, str]) -> None:
+def record_late(course: CourseFolder | None, results: list[NotebookResult], due: Mapping[str, str]) -> None:
     """Each graded result's late work in nbgrader's own fields, so its exports and pages agree with ours.
 
     due: each notebook's due date for everyone (ISO 8601; late.toml's [due]). The assignment
@@ -104,7 +104,7 @@ def record_late(course: Course | None, results: list[NotebookResult], due: Mappi
     graded = [r for r in results if r.status == Status.GRADED]
     if course is None or not graded or not course.db_path.exists():
         return
-    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+    with course.gradebook() as gb:
         for result in graded:
             try:
                 assignment = gb.find_assignment(result.notebook)
@@ -131,22 +131,20 @@ def restore_autograde() -> None:
 class Session:
     """nbgrader's own API, in this process, on the course folder (no execution: workers ran it)."""
 
-    def __init__(self, course: Course) -> None:
+    def __init__(self, course: CourseFolder) -> None:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config import Config
-        from traitlets.config.loader import PyFileConfigLoader
 
         from autograder.gradebook.nbgrader_ext import FeedbackExporter, check_metadata_once, one_engine_per_database
 
         check_metadata_once()
         one_engine_per_database()
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+        config = course.load_config()  # with the course's own exchange
         restore_autograde()  # the config turns formgrader's Autograde off; this is the sandboxed grader
         extra = Config()
         extra.Execute.enabled = False  # the notebook was executed, sandboxed, by a worker
         extra.ClearOutput.enabled = False
         extra.SandboxedGradingOnly.enabled = False  # this is the sandboxed grader: formgrader's button stays off
-        extra.Exchange.root = str(course.root / ".exchange")
         extra.GenerateFeedback.exporter_class = FeedbackExporter  # the same page, without a re-parse
         config.merge(extra)
         self.api = NbGraderAPI(config=config)
@@ -168,9 +166,9 @@ class Session:
             raise NbgraderError(f"nbgrader {what} {name} for {student} failed: {outcome.get('error', '')[-2000:]}")
 
 
-def reconcile(course: Course, results: list[NotebookResult]) -> None:
+def reconcile(course: CourseFolder, results: list[NotebookResult]) -> None:
     """Store each test's points (decided by autograder.checks.scoring) as nbgrader's manual score; keep nbgrader's view."""
-    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+    with course.gradebook() as gb:
         for result in results:
             for test in result.tests:
                 if test.manual:  # a person's score: never written here
@@ -192,7 +190,7 @@ def _find(gb: Gradebook, result: NotebookResult, test: str):
         return None
 
 
-def apply_manual(course: Course, results: list[NotebookResult]) -> None:
+def apply_manual(course: CourseFolder | None, results: list[NotebookResult]) -> None:
     """Give each written answer the points a person entered in nbgrader's gradebook (formgrader or `mark`).
 
     An answer left as handed out is nbgrader's automatic 0 (NO_ANSWER), not one to grade.
@@ -200,7 +198,7 @@ def apply_manual(course: Course, results: list[NotebookResult]) -> None:
     pending = [r for r in results if any(t.manual for t in r.tests)]
     if not pending or course is None or not course.db_path.exists():
         return
-    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+    with course.gradebook() as gb:
         for result in pending:
             for test in (t for t in result.tests if t.manual):
                 grade = _find(gb, result, test.name)
@@ -222,9 +220,11 @@ def _comment(gb: Gradebook, result: NotebookResult, name: str) -> str:
         return ""
 
 
-def set_manual(course: Course, student: str, notebook: str, answer: str, points: float, comment: str = "") -> float:
+def set_manual(
+    course: CourseFolder, student: str, notebook: str, answer: str, points: float, comment: str = ""
+) -> float:
     """Store a person's score (and comment) for one written answer; returns the answer's maximum."""
-    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+    with course.gradebook() as gb:
         try:
             grade = gb.find_grade(answer, notebook, notebook, student)
         except MissingEntry:

@@ -12,6 +12,7 @@ import nbformat
 
 from autograder import paths
 from autograder.gradebook import coursecache
+from autograder.gradebook.course_folder import RELEASE, CourseFolder
 from autograder.material import colab, released, selfstudy
 
 BUNDLE_NAME = "attention-workbook-student.zip"
@@ -33,9 +34,10 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
-        coursecache.materialise(names, Path(tmp), solutions)
+        setup = CourseFolder(Path(tmp))
+        coursecache.materialise(names, setup.root, solutions)
         for name in names:
-            nb = normalise(nbformat.read(Path(tmp) / "release" / name / f"{name}.ipynb", as_version=4))
+            nb = normalise(nbformat.read(setup.format_path(RELEASE, name, notebook=name), as_version=4))
             _keep_history(name, nb, solutions, record=out_dir.resolve() == paths.NOTEBOOKS.resolve())
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)

@@ -190,6 +190,10 @@ class ResultsFolder:
     def feedback_dir(self) -> Path:
         return self.root / FEEDBACK
 
+    def feedback_page(self, student: str, notebook: str) -> Path:
+        """A learner's feedback page for one notebook (autograder.gradebook.feedback writes it)."""
+        return self.feedback_dir / student / f"{notebook}.html"
+
     @property
     def work_dir(self) -> Path:
         return self.root / WORK

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.gradebook.course import COURSE_ID, Course
+from autograder.gradebook.course_folder import SUBMITTED, CourseFolder
 from autograder.material import answers
 from autograder.results import NotebookResult, write_json_atomic
 from autograder.results_folder import ResultsFolder
 
 
-def _submitted(course: Course, result: NotebookResult) -> Path:
-    return course.root / "submitted" / result.student_id / result.notebook / f"{result.notebook}.ipynb"
+def _submitted(course: CourseFolder, result: NotebookResult) -> Path:
+    return course.format_path(SUBMITTED, result.notebook, result.student_id, result.notebook)
 
 
 def _written(path: Path) -> dict[str, str]:
@@ -31,7 +31,7 @@ def _written(path: Path) -> dict[str, str]:
     return {answers.nbgrader_id(c): c.source for c in nb.cells if answers.is_written(c)}
 
 
-def answers_before(course: Course, result: NotebookResult) -> dict[str, str] | None:
+def answers_before(course: CourseFolder, result: NotebookResult) -> dict[str, str] | None:
     """The written answers of the submission nbgrader holds now (before a new one replaces it)."""
     path = _submitted(course, result)
     try:
@@ -40,18 +40,20 @@ def answers_before(course: Course, result: NotebookResult) -> dict[str, str] | N
         return None
 
 
-def revisit(folder: ResultsFolder, course: Course, result: NotebookResult, before: dict[str, str] | None) -> list[str]:
+def revisit(
+    folder: ResultsFolder, course: CourseFolder, result: NotebookResult, before: dict[str, str] | None
+) -> list[str]:
     """After autograde of a new submission: reopen each hand-scored answer that changed; returns their ids.
 
     `folder` is the results folder the course is in: the scores set aside go to its hand_history.json.
     """
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
     if before is None or not any(t.manual for t in result.tests):
         return []
     now, reopened, history = _written(_submitted(course, result)), [], []
     kept = folder.hand_history
-    with Gradebook(f"sqlite:///{course.db_path}", COURSE_ID) as gb:
+    with course.gradebook() as gb:
         for test in (t for t in result.tests if t.manual):
             try:
                 grade = gb.find_grade(test.name, result.notebook, result.notebook, result.student_id)

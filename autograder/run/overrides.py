@@ -17,7 +17,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from autograder.gradebook.course import COURSE_ID, Course
+from autograder.gradebook.course_folder import CourseFolder
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
 
@@ -92,14 +92,8 @@ def _grade(gb: Gradebook, student: str, notebook: str, test: str):
         return None
 
 
-def _gradebook(course: Course) -> Gradebook:
-    from nbgrader.api import Gradebook  # not at import: a grading run's fork server imports torch first
-
-    return Gradebook(f"sqlite:///{course.db_path}", COURSE_ID)
-
-
 def give(
-    folder: ResultsFolder, course: Course, result: NotebookResult, test: str, points: float, comment: str
+    folder: ResultsFolder, course: CourseFolder, result: NotebookResult, test: str, points: float, comment: str
 ) -> float:
     """Override one autograded test of a graded result (`mark`); returns the test's maximum."""
     found = next((t for t in result.tests if t.name == test and not t.manual), None)
@@ -120,7 +114,7 @@ def give(
             source="mark",
         )
     )
-    with _gradebook(course) as gb:
+    with course.gradebook() as gb:
         grade = _grade(gb, result.student_id, result.notebook, test)
         if grade is not None:
             grade.manual_score, grade.needs_manual_grade = points, False
@@ -129,7 +123,7 @@ def give(
     return found.max_score
 
 
-def adopt(folder: ResultsFolder, course: Course, results: list[NotebookResult]) -> set[str]:
+def adopt(folder: ResultsFolder, course: CourseFolder, results: list[NotebookResult]) -> set[str]:
     """Take up scores entered in formgrader for test cells; returns the keys of the results they changed.
 
     `results` are the saved (checks-only) results nbgrader has recorded: a test whose
@@ -140,7 +134,7 @@ def adopt(folder: ResultsFolder, course: Course, results: list[NotebookResult]) 
     if course is None or not course.db_path.exists():
         return set()
     store, touched = Store(folder), set()
-    with _gradebook(course) as gb:
+    with course.gradebook() as gb:
         for result in (r for r in results if r.status == Status.GRADED):
             for test in (t for t in result.tests if not t.manual):
                 grade = _grade(gb, result.student_id, result.notebook, test.name)
@@ -172,7 +166,7 @@ def adopt(folder: ResultsFolder, course: Course, results: list[NotebookResult]) 
     return touched
 
 
-def apply(folder: ResultsFolder, course: Course | None, results: list[NotebookResult]) -> list[Override]:
+def apply(folder: ResultsFolder, course: CourseFolder | None, results: list[NotebookResult]) -> list[Override]:
     """Give each result's tests the overrides in force; returns those dropped because the submission changed.
 
     A kept override is written (again) as the test's manual score in the gradebook; a
@@ -183,7 +177,7 @@ def apply(folder: ResultsFolder, course: Course | None, results: list[NotebookRe
     if not store.current:
         return dropped
     by_key = {r.key: r for r in results if r.status == Status.GRADED}
-    gb = _gradebook(course) if course is not None and course.db_path.exists() else None
+    gb = course.gradebook() if course is not None and course.db_path.exists() else None
     for key, held in sorted(store.current.items()):
         result = by_key.get(f"{held.student_id}/{held.notebook}")
         if result is None:

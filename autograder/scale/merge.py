@@ -35,7 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.checks import coursekey
-from autograder.gradebook.course import COURSE_ID, Course
+from autograder.gradebook.course import Course
+from autograder.gradebook.course_folder import COURSE_ID, HANDED_IN, CourseFolder
 from autograder.results import NotebookResult, Problem, Status, write_json_atomic
 from autograder.results import problems as problem_kinds
 from autograder.results_folder import HandedIn, RecordError, ResultsFolder, SavedState, ShardRecord
@@ -200,14 +201,14 @@ def _copy_tree(src: Path, dest: Path) -> None:
         shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True)
 
 
-def copy_gradebook(src_db: Path, dest_db: Path) -> int:
+def copy_gradebook(source: CourseFolder, into: CourseFolder) -> int:
     """Copy every submission (student, submitted notebooks, grades, comments) from one gradebook to another.
 
     The destination has the same assignments, notebooks and cells (set up from the same
     sources); rows are matched by name, and every stored value (auto and manual scores,
     extra credit, comments, flags, timestamps) is copied. Returns how many submissions.
     """
-    from nbgrader.api import Comment, Grade, Gradebook, Student, SubmittedAssignment, SubmittedNotebook
+    from nbgrader.api import Comment, Grade, Student, SubmittedAssignment, SubmittedNotebook
 
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy use
 
@@ -218,7 +219,7 @@ def copy_gradebook(src_db: Path, dest_db: Path) -> int:
         }
 
     copied = 0
-    with Gradebook(f"sqlite:///{src_db}", COURSE_ID) as src, Gradebook(f"sqlite:///{dest_db}", COURSE_ID) as dest:
+    with source.gradebook() as src, into.gradebook() as dest:
         for student in src.students:
             dest.update_or_create_student(student.id, **values(student, Student))
         for sub in src.db.query(SubmittedAssignment).all():
@@ -271,11 +272,11 @@ def _build(states: dict[ResultsFolder, dict[str, SavedState]], merged: ResultsFo
     for shard in sorted(states, key=str):
         _copy_tree(shard.state_dir, merged.state_dir)
         _copy_tree(shard.feedback_dir, merged.feedback_dir)
-        for part in ("submitted", "autograded", "feedback"):
-            _copy_tree(shard.course_dir / part, course.root / part)
-        db = Course(shard.course_dir).db_path
-        if db.exists() and course.db_path.exists():
-            copy_gradebook(db, course.db_path)
+        held = CourseFolder.of(shard)
+        for part in HANDED_IN:
+            _copy_tree(held.folder(part), course.folder(part))
+        if held.db_path.exists() and course.db_path.exists():
+            copy_gradebook(held, course)
     (key,) = {_key(f) for f in states}
     if key:
         merged.write_key(key)  # by name only
@@ -341,7 +342,7 @@ def merge(
         if out.exists():
             out.rmdir()  # empty (checked above): the finished folder takes its place
         os.replace(tmp.root, out)
-    Course(merged.course_dir).write_config()  # the course folder's config names where it now is
+    Course.of(merged).write_config()  # the course folder's config names where it now is
     return results
 
 
