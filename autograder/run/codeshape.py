@@ -2,12 +2,15 @@
 
 Code is parsed and every expression and statement gets a hash of its shape: its kind, the
 shapes of its children, and only the names nobody chooses (Python's builtins, the modules the
-notebook imports, the attributes and keyword names of their APIs, numbers). Every name a
-learner picks or the contract dictates (locals, parameters, functions, classes, `self.<name>`)
-is one placeholder, docstrings, comments, annotations and `pass` are gone, and strings are one
-placeholder too. Two answers share code where a subtree of at least MIN_NODES nodes has the
-same hash on both sides, wherever it sits: renaming, reformatting, reordered statements, dead
-code and code moved into helpers leave the shared subtrees as they are.
+notebook imports, under their module's name whatever the alias, the attributes and keyword
+names of their APIs, numbers). Every name a learner picks or the contract dictates (locals,
+parameters, functions, classes, `self.<name>`, the keywords of calls to them) is one
+placeholder, docstrings, comments, annotations and `pass` are gone, and strings are one
+placeholder too. Order that changes nothing is not part of a shape: a block's statements, a
+call's keyword arguments, the operands of `+`, `*`, `&`, `|`, `^`, `==`, `!=`, `and`, `or`, and
+`a > b` is `b < a`. Two answers share code where a subtree of at least MIN_NODES nodes has the
+same hash on both sides, wherever it sits: renaming, reformatting, reordered statements and
+operands, dead code and code moved into helpers leave the shared subtrees as they are.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import ast
 import builtins
 import copy
 import hashlib
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 
 MIN_NODES = 8  # the smallest subtree that counts as shared code (measured: benchmarks/similarity.py)
@@ -24,6 +27,9 @@ STARTER_NODES = 3  # the starter code's subtrees from this size up are the contr
 PLACEHOLDER = "_"
 _KEPT_NAMES = frozenset(dir(builtins)) - {"_"}
 _SKIPPED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.alias, ast.type_ignore)
+_COMMUTATIVE = (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)  # not @: matrices do not commute
+_SYMMETRIC = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+_FLIPPED = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}  # a > b is b < a
 
 
 @dataclass(kw_only=True)
@@ -36,20 +42,36 @@ class Shape:
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # node index -> (start, end) in the source
     roots: list[int] = field(default_factory=list)
     counted: int = 0  # nodes that are the learner's own (not in the starter code)
-    imports: set[str] = field(default_factory=set)  # names the code binds by import
+    imports: dict[str, str] = field(default_factory=dict)  # names the code binds by import -> their module
 
     def big(self) -> set[bytes]:
         """Hashes of the subtrees large enough to count as shared code."""
         return {h for i, h in self.hashes.items() if self.sizes[i] >= MIN_NODES}
 
 
-def _imported(tree: ast.AST) -> set[str]:
-    """Names the code binds by import (modules and their members: never a learner's choice)."""
-    names = set()
+def _imported(tree: ast.AST) -> dict[str, str]:
+    """Names the code binds by import, each to what it names (`import torch as T`: T is torch), never a learner's."""
+    names: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        if isinstance(node, ast.Import):
+            names |= {a.asname: a.name for a in node.names if a.asname}
+            names |= {a.name.split(".")[0]: a.name.split(".")[0] for a in node.names if not a.asname}
+        elif isinstance(node, ast.ImportFrom):
+            names |= {a.asname or a.name: f"{node.module or ''}.{a.name}" for a in node.names}
     return names
+
+
+def imported_names(code: str) -> dict[str, str]:
+    """The names `code` binds by import, each to what it names ({} when it does not parse)."""
+    try:
+        return _imported(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+
+
+def _kept(names: Set[str] | Mapping[str, str]) -> dict[str, str]:
+    """Names nobody chooses -> how a shape writes them (a set: each as itself)."""
+    return dict(names) if isinstance(names, Mapping) else {n: n for n in names}
 
 
 def _is_docstring(node: ast.AST) -> bool:
@@ -57,7 +79,8 @@ def _is_docstring(node: ast.AST) -> bool:
 
 
 def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
-    """The children that carry code, per field (True: a block of statements, whose order is not its shape).
+    """The children that carry code, per field (True: a block of statements or a call's keywords, whose order
+    is not its shape).
 
     No docstrings, annotations, `pass` or operator tokens.
     """
@@ -71,8 +94,28 @@ def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
             if isinstance(child, ast.AST) and not isinstance(child, _SKIPPED)
             and not (_is_docstring(child) or isinstance(child, ast.Pass))
         ]  # fmt: skip
-        out.append((bool(kids) and all(isinstance(k, ast.stmt) for k in kids), kids))
+        out.append((name == "keywords" or (bool(kids) and all(isinstance(k, ast.stmt) for k in kids)), kids))
     return out
+
+
+def _commutes(node: ast.AST) -> bool:
+    """Whether the order of the node's operands is no part of its shape (a + b, a == b, a and b)."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, _COMMUTATIVE)
+    if isinstance(node, ast.Compare):
+        return len(node.ops) == 1 and isinstance(node.ops[0], _SYMMETRIC)
+    return isinstance(node, ast.BoolOp)
+
+
+class _Flip(ast.NodeTransformer):
+    """`a > b` written `b < a`, `a >= b` written `b <= a`: one shape for both."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in _FLIPPED:
+            flipped = ast.Compare(node.comparators[0], [_FLIPPED[type(node.ops[0])]()], [node.left])
+            return ast.copy_location(flipped, node)
+        return node
 
 
 def _fields(node: ast.AST) -> list[ast.AST]:
@@ -128,21 +171,35 @@ def _inline_helpers(tree: ast.Module) -> ast.Module:
 
 
 class _DropDead(ast.NodeTransformer):
-    """Statements that cannot change a result: stores to names nothing reads, `if False:`, `assert True`."""
+    """Statements that cannot change a result: stores to names nothing reads, `if False:`, `assert True`,
+    what follows a `return` or `raise` in its block, and functions defined inside a function and never used."""
 
-    def __init__(self, read: set[str]) -> None:
-        self.read = read
+    def __init__(self, read: set[str], constants: Mapping[str, object]) -> None:
+        self.read, self.constants, self.depth = read, constants, 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if isinstance(block, list) and block and all(isinstance(s, ast.stmt) for s in block):
-                kept = [s for s in block if not self._dead(s)]
+                ends = [i for i, s in enumerate(block) if isinstance(s, (ast.Return, ast.Raise))]
+                reached = block[: ends[0] + 1] if ends else block
+                kept = [s for s in reached if not self._dead(s)]
                 setattr(node, name, kept or block[:1] if name == "body" else kept)
         return node
 
     def _dead(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return self.depth > 0 and stmt.name not in self.read  # a top-level one is the contract's or a helper
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
             calls = [n for n in ast.walk(stmt.value) if isinstance(n, (ast.Call, ast.Await, ast.Yield))]
             pure = all(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in _KEPT_NAMES
@@ -150,21 +207,36 @@ class _DropDead(ast.NodeTransformer):
             return pure and not any(t.id in self.read for t in stmt.targets)  # type: ignore[attr-defined]
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
             return not stmt.test.value and not stmt.orelse
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and stmt.test.id in self.constants:
+            return not self.constants[stmt.test.id] and not stmt.orelse  # `DEBUG = False` ... `if DEBUG:`
         return isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
 
 
 def _drop_dead(tree: ast.Module) -> ast.Module:
     """The code without statements that do nothing (names read anywhere in the cell are kept)."""
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
-    read |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return _DropDead(read).visit(tree)
+    read: set[str] = set()
+    stores: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
+            read.add(n.id)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, ast.Attribute):
+            read.add(n.attr)
+    constants = {  # module-level names bound once, to a constant
+        s.targets[0].id: s.value.value
+        for s in tree.body
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+        and isinstance(s.value, ast.Constant) and stores.get(s.targets[0].id) == 1
+    }  # fmt: skip
+    return _DropDead(read, constants).visit(tree)
 
 
 class _Shaper:
     """Walks one tree, giving each node an index, a hash and a size."""
 
-    def __init__(self, code: str, kept: set[str], starter: Set[bytes]) -> None:
-        self.shape, self.kept, self.starter = Shape(), kept, starter
+    def __init__(self, code: str, kept: dict[str, str], starter: Set[bytes], own_keywords: set[int]) -> None:
+        self.shape, self.kept, self.starter, self.own_keywords = Shape(), kept, starter, own_keywords
         starts = [0]
         for line in code.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
@@ -174,14 +246,14 @@ class _Shaper:
         """The node's own part of its shape: its kind and the names nobody chooses."""
         kind = type(node).__name__
         if isinstance(node, ast.Name):
-            return f"{kind}:{node.id if node.id in self.kept else PLACEHOLDER}"
+            return f"{kind}:{self.kept.get(node.id, PLACEHOLDER)}"
         if isinstance(node, ast.Attribute):
             mine = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
             return f"{kind}:{PLACEHOLDER if mine else node.attr}"
         if isinstance(node, ast.Constant):
             return f"{kind}:{PLACEHOLDER if isinstance(node.value, str) else repr(node.value)}"
         if isinstance(node, ast.keyword):
-            return f"{kind}:{node.arg}"
+            return f"{kind}:{PLACEHOLDER if id(node) in self.own_keywords else node.arg}"
         ops = [type(v).__name__ for _, v in ast.iter_fields(node) if isinstance(v, (ast.operator, ast.boolop,
                ast.unaryop))] + [type(o).__name__ for o in getattr(node, "ops", [])]  # fmt: skip
         return f"{kind}:{','.join(ops)}"
@@ -196,11 +268,14 @@ class _Shaper:
     def visit(self, node: ast.AST) -> int:
         digest = hashlib.blake2b(self._label(node).encode(), digest_size=12)
         kids = []
-        for block, group in _groups(node):
+        groups = _groups(node)
+        if _commutes(node):  # the operands in any order: one group, sorted
+            groups = [(True, [child for _, group in groups for child in group])]
+        for block, group in groups:
             ids = [self.visit(child) for child in group]
             kids += ids
             hashes = [self.shape.hashes[k] for k in ids]
-            for h in sorted(hashes) if block else hashes:  # statements in another order: the same block
+            for h in sorted(hashes) if block else hashes:  # statements, keywords in another order: the same
                 digest.update(h)
             digest.update(b"|")
         i = len(self.shape.hashes)
@@ -213,18 +288,36 @@ class _Shaper:
         return i
 
 
-def shape(code: str, starter: Set[bytes] = frozenset(), imported: Set[str] = frozenset()) -> Shape | None:
-    """The shape of `code` (None when it does not parse); subtrees whose hash is in `starter` never count."""
+def _own_keywords(tree: ast.AST, kept: Mapping[str, str]) -> set[int]:
+    """The keyword arguments of calls to the learner's own functions and methods (their names are the learner's)."""
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.keywords:
+            fn = node.func
+            mine = isinstance(fn, ast.Name) and fn.id not in kept
+            mine |= isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in ("self", "cls")
+            own |= {id(k) for k in node.keywords} if mine else set()
+    return own
+
+
+def shape(
+    code: str, starter: Set[bytes] = frozenset(), imported: Set[str] | Mapping[str, str] = frozenset()
+) -> Shape | None:
+    """The shape of `code` (None when it does not parse); subtrees whose hash is in `starter` never count.
+
+    `imported`: names bound elsewhere that nobody chooses (a mapping: to the module each names).
+    """
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     imports = _imported(tree)
     try:
-        tree = _inline_helpers(_drop_dead(tree))
+        tree = _Flip().visit(_inline_helpers(_drop_dead(tree)))
     except RecursionError:
         return None
-    shaper = _Shaper(code, set(_KEPT_NAMES) | imports | set(imported), set(starter))
+    kept = {n: n for n in _KEPT_NAMES} | _kept(imported) | imports
+    shaper = _Shaper(code, kept, set(starter), _own_keywords(tree, kept))
     try:
         roots = [shaper.visit(stmt) for stmt in _fields(tree)]
     except RecursionError:
@@ -236,10 +329,12 @@ def shape(code: str, starter: Set[bytes] = frozenset(), imported: Set[str] = fro
     return out
 
 
-def starter_hashes(code: str, imported: Set[str] = frozenset()) -> set[bytes]:
-    """The subtrees of the starter code (STARTER_NODES or more) that an answer's code never counts."""
+def starter_hashes(
+    code: str, imported: Set[str] | Mapping[str, str] = frozenset(), smallest: int = STARTER_NODES
+) -> set[bytes]:
+    """The subtrees of the starter code (`smallest` nodes or more) that an answer's code never counts."""
     s = shape(code, imported=imported)
-    return {h for i, h in s.hashes.items() if s.sizes[i] >= STARTER_NODES} if s else set()
+    return {h for i, h in s.hashes.items() if s.sizes[i] >= smallest} if s else set()
 
 
 def covered(a: Shape, other: Set[bytes]) -> tuple[int, list[tuple[int, int]]]:

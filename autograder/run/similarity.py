@@ -9,15 +9,17 @@ of the run and with the submissions of an optional folder of earlier years
 (autograder/run/codeshape.py): every name a learner chooses or the contract dictates becomes
 one placeholder, docstrings, comments, annotations and layout are gone, and two answers share
 a subtree of MIN_NODES nodes or more wherever it sits, so renaming, reformatting, reordered
-statements, dead code and code moved into helpers change little. The student version's own
-code (signatures, given lines) is the contract's: it never counts.
+statements and operands, dead code and code moved into helpers change little. The student version's own
+code (signatures, given lines, and the code of its other cells: demonstrations, helpers,
+visible tests) is the contract's or the lesson's: it never counts.
 
 A pair's notebook score is the share of the smaller side's own code found in the other
-(syntax nodes, summed over the cells both answered). A pair at or over the threshold is listed
-and flagged whatever its size; one whose shared cells hold less than SHORT of the reference's
-own code is marked "short", since two short correct answers to a tightly specified function
-converge. The threshold is calibrated by benchmarks/similarity.py on disguised copies and on
-independent correct answers.
+(syntax nodes, summed over the cells both answered). A pair whose shared cells hold less than
+SHORT of the reference's own code is "short": listed with its score, never flagged, since short
+correct answers to a tightly specified function converge (09's DecoderBlock, written apart, is
+the reference's line for line). Any other pair at or over the threshold is flagged. The
+threshold is calibrated by benchmarks/similarity.py: the midpoint of the gap between the
+highest score of an independent pair and the lowest of a disguised copy.
 Writes RESULTS/similarity.html (ranked pairs, side by side, shared code highlighted),
 RESULTS/similarity.csv, and a `similarity` entry per submission in results.json. All of
 it is for the instructor: none of it reaches a learner's feedback. A high score is a
@@ -44,11 +46,13 @@ from autograder.results_folder import ResultsFolder
 from autograder.run import codeshape
 from autograder.run.sheet import csv_text
 
-THRESHOLD = 0.8  # default notebook score from which a pair is listed and flagged (benchmarks/similarity.py)
-SHORT = 0.25  # a pair whose shared cells hold less than this share of the reference's own code is marked short
+THRESHOLD = 0.86  # default notebook score from which a pair is flagged (the gap's midpoint: benchmarks/similarity.py)
+SHORT = 0.25  # a pair whose shared cells hold less than this share of the reference's own code: short, never flagged
 REFERENCE = "reference"
 MAX_NOTEBOOK_BYTES = 20 * 2**20
-NAMES_NOBODY_CHOOSES = {"torch", "nn", "F", "np", "numpy", "math", "random", "workbook", "self", "cls"}
+NAMES_NOBODY_CHOOSES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy",
+                        "numpy": "numpy", "math": "math", "random": "random", "workbook": "workbook", "self": "self",
+                        "cls": "cls"}  # fmt: skip
 
 
 Spans = tuple[list[int], list[int]]  # starts, ends of shared code in a cell's source
@@ -73,35 +77,44 @@ class Pair:
     score: float
     nodes: int  # the smaller side's own code (syntax nodes) over the shared cells
     cells: dict[str, tuple[float, Spans, Spans]]  # grade_id -> (score, shared spans in a, in b)
-    short: bool = False  # less code than SHORT of the reference's: short correct answers converge
+    short: bool = False  # less code than SHORT of the reference's: listed, never flagged
 
     @property
     def flagged_at(self) -> float:
-        """The score that decides whether the pair is listed (every size: short pairs are marked, not hidden)."""
-        return self.score
+        """The score that decides whether the pair is flagged: 0 for a short pair (too little code to judge)."""
+        return 0.0 if self.short else self.score
 
 
 @dataclass(frozen=True)
 class Starter:
-    """What a notebook's student version gives: per answer cell its code's subtrees, and its imports."""
+    """What a notebook's student version gives: per answer cell the subtrees it never counts, and its imports."""
 
     cells: dict[str, set[bytes]]
-    imported: frozenset[str]
+    imported: dict[str, str]  # name -> the module it names
 
 
 def boilerplate(notebook: str) -> Starter:
-    """The student version's own code per answer cell (never counted as shared) and its imported names."""
+    """The student version's code, never counted as shared, and its imported names.
+
+    Per answer cell: the stub's own subtrees (STARTER_NODES or more: signatures, given lines), and
+    every subtree of MIN_NODES or more of the notebook's given code cells (demonstrations, helpers,
+    visible tests), since a learner is taught to write what the notebook shows.
+    """
     student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
-    imported = set(NAMES_NOBODY_CHOOSES)
+    imported = dict(NAMES_NOBODY_CHOOSES)
     for c in student.cells:
-        if c.cell_type == "code" and (s := codeshape.shape(markup.strip_markers(c.source))):
-            imported |= s.imports
+        if c.cell_type == "code":
+            imported |= codeshape.imported_names(markup.strip_markers(c.source))
+    given: set[bytes] = set()
+    for c in student.cells:
+        if c.cell_type == "code" and not answers.is_answer(c):
+            given |= codeshape.starter_hashes(markup.strip_markers(c.source), imported, codeshape.MIN_NODES)
     cells = {
-        answers.nbgrader_id(c): codeshape.starter_hashes(markup.strip_markers(c.source), imported)
+        answers.nbgrader_id(c): codeshape.starter_hashes(markup.strip_markers(c.source), imported) | given
         for c in student.cells
         if answers.is_answer(c)
     }
-    return Starter(cells, frozenset(imported))
+    return Starter(cells, imported)
 
 
 def fingerprint(doc: Doc, stubs: Starter) -> Doc:
@@ -266,7 +279,7 @@ mark{{background:#ffd27f}} .flag{{color:#b00;font-weight:bold}}</style></head><b
 <p>{summary}</p>
 <p>Scores: the share of the smaller side's code (identifiers, comments and whitespace normalised; starter code
 excluded) that the other holds. A high score is a reason to look at the code, not proof of copying: short
-correct answers to a tightly specified function converge.</p>
+correct answers to a tightly specified function converge, so a pair marked short is never flagged.</p>
 <table><tr><th>#</th><th>notebook</th><th>a</th><th>b</th><th>score</th><th>code</th></tr>{rows}</table>
 {details}</body></html>
 """
@@ -284,8 +297,11 @@ def _highlight(code: str, slices: Spans) -> str:
 
 
 def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
-    """The ranked pairs, and for each listed one its cells side by side; every learner text escaped."""
-    shown = [p for p in found if p.flagged_at >= threshold][:limit] or found[: min(limit, 20)]
+    """The ranked pairs, and for each listed one its cells side by side; every learner text escaped.
+
+    Listed: the pairs at or over the threshold, flagged first, then the short ones (never flagged).
+    """
+    shown = [p for p in found if p.score >= threshold][:limit] or found[: min(limit, 20)]
     rows, details = [], []
     for i, p in enumerate(shown, 1):
         cls = ' class="flag"' if p.flagged_at >= threshold else ""
@@ -304,7 +320,9 @@ def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
             f"{html.escape(p.b.owner)} ({p.score:.2f})</h2><table>{''.join(cells)}</table>"
         )
     flagged = sum(p.flagged_at >= threshold for p in found)
-    summary = f"{len(found)} pair(s) compared, {flagged} at or over the threshold {threshold:g}"
+    short = sum(p.short and p.score >= threshold for p in found)
+    summary = (f"{len(found)} pair(s) compared, {flagged} flagged at or over the threshold {threshold:g}, "
+               f"{short} short pair(s) over it listed, not flagged")  # fmt: skip
     return PAGE.format(summary=html.escape(summary), rows="".join(rows), details="".join(details))
 
 
