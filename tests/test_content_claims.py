@@ -256,6 +256,23 @@ def test_run_times_in_words_hold_the_printed_times():
     assert printed_seconds(nb) <= 60 * SPELLED[m.group(2)]
 
 
+def test_language_model_run_times_are_what_it_printed():
+    """Issue 51: 09's run times in words (training, the comparison, the whole) hold the times its cells printed,
+    and §7 quotes the training time it printed."""
+    nb = source("09_language_model")
+    text = markdown_text(nb)
+    (trained,) = printed(nb, r"training took (\d+) s on")
+    (compared,) = printed(nb, r"three runs in (\d+) s")
+    words = r"(\w+) to (\w+)"
+    low, high = (SPELLED[w] for w in re.search(rf"§7 is sized for {words} minutes", text).groups())
+    assert 60 * low <= trained <= 60 * high, f"training printed {trained} s, the text says {low} to {high} minutes"
+    low, high = (SPELLED[w] for w in re.search(rf"comparison after it for {words} more", text).groups())
+    assert 60 * low <= compared <= 60 * high, f"the comparison printed {compared} s, the text says {low} to {high} min"
+    (whole,) = (SPELLED[w] for w in re.search(r"whole notebook takes \w+ to (\w+) minutes", text).groups())
+    assert printed_seconds(nb) <= 60 * whole
+    assert stated(text, r"where training took (\d+) s") == (trained,), "§7 quotes another training time"
+
+
 def test_language_model_samples_heads_and_probe_are_as_described():
     """Issue 51: what 09's text says of its samples, attention heads and memorisation probe is what it printed."""
     nb = source("09_language_model")
