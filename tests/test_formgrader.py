@@ -36,9 +36,21 @@ def test_the_course_config_loads_in_a_python_without_the_package(tmp_path):
     Course(tmp_path / "course").write_config()
     text = (tmp_path / "course" / "nbgrader_config.py").read_text().replace(str(paths.ROOT), str(tmp_path / "gone"))
     (tmp_path / "course" / "nbgrader_config.py").write_text(text)
+    # the package is made unimportable, as on a machine without it, however it is installed here
+    # (an editable install puts it on every interpreter's path, -I included)
     probe = (
-        "import importlib.util, sys\n"
-        "assert importlib.util.find_spec('autograder') is None\n"
+        "import sys\n"
+        "class Absent:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'autograder':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Absent())\n"
+        "try:\n"
+        "    import autograder\n"
+        "except ModuleNotFoundError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('autograder is still importable')\n"
         "from traitlets.config.loader import PyFileConfigLoader\n"
         "c = PyFileConfigLoader('nbgrader_config.py', path='.').load_config()\n"
         "print([p.__name__ for p in c.Autograde.autograde_preprocessors])\n"
