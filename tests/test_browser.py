@@ -50,8 +50,24 @@ def _until(page, target, timeout_ms: int = PATIENCE_MS) -> None:
         target.filter(visible=True).or_(dialog).first.wait_for(timeout=left)
         if not dialog.count():
             return
-        dialog.locator(".jp-Dialog-button.jp-mod-accept").first.click()  # "Select": the kernel it proposes
-        dialog.first.wait_for(state="detached", timeout=left)
+        _accept(dialog, left)
+
+
+def _accept(dialog, timeout_ms: float) -> None:
+    """Click the dialog's accept button ("Select": the kernel it proposes) until it closes; else name it.
+
+    A click can be lost on a loaded machine (the dialog stayed for 300 s once), so it is clicked again."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while time.monotonic() < deadline:
+        with contextlib.suppress(playwright.Error):
+            dialog.locator(".jp-Dialog-button.jp-mod-accept").first.click(timeout=10_000)
+        with contextlib.suppress(playwright.TimeoutError):
+            dialog.first.wait_for(state="detached", timeout=20_000)
+            return
+        if not dialog.count():
+            return
+    text = " | ".join(" ".join(t.split()) for t in dialog.all_inner_texts())
+    raise playwright.TimeoutError(f"a JupyterLab dialog did not close when accepted: {text[:300]!r}")
 
 
 def _kernel_activity(api: str) -> list[str]:
