@@ -95,7 +95,7 @@ def test_a_rejected_submission_gets_a_page_that_says_why(tmp_path):
     from autograder.gradebook import feedback
 
     row = NotebookResult(student_id="bo", notebook=NB01, status=Status.REJECTED, errors=["bo/x.ipynb: <not JSON>"])
-    page = feedback.notice(row, tmp_path, paths.notebook_names()).read_text()
+    page = feedback.notice(row, ResultsFolder(tmp_path), paths.notebook_names()).read_text()
     assert page.startswith("<!DOCTYPE html>") and feedback.CSP in page
     assert "&lt;not JSON&gt;" in page and "<not JSON>" not in page and "not graded" in page
 

@@ -19,6 +19,7 @@ from autograder.gradebook.mathml import render_math
 from autograder.material import answers
 from autograder.material.markup import strip_hidden
 from autograder.results import NotebookResult, Outcome, clean_text
+from autograder.results_folder import ResultsFolder
 
 
 def _verdict_output(test) -> nbformat.NotebookNode:
@@ -186,15 +187,15 @@ def with_csp(page: str) -> str:
     return page[:at] + f"<head>{CSP_META}</head>" + page[at:]
 
 
-def generate(course: CourseFolder, session, result: NotebookResult, out_dir: Path) -> Path:
-    """Write out_dir/<student>/<notebook>.html for one graded result (nbgrader generate_feedback)."""
+def generate(course: CourseFolder, session, result: NotebookResult, folder: ResultsFolder) -> Path:
+    """Write RESULTS/feedback/<student>/<notebook>.html for one graded result (nbgrader generate_feedback)."""
     name, student = result.notebook, result.student_id
     path = course.format_path(AUTOGRADED, name, student, name)
     clean = path.with_name(f".{path.name}.tmp")  # nbgrader leaves the file read-only: replace it
     nbformat.write(sanitize(nbformat.read(path, as_version=4), result), clean)
     os.replace(clean, path)
     session.generate_feedback(name, student)
-    dest = out_dir / student / f"{name}.html"
+    dest = folder.feedback_page(student, name)
     dest.parent.mkdir(parents=True, exist_ok=True)
     page = course.format_path(FEEDBACK, name, student, name).read_text(encoding="utf-8")
     tmp = dest.with_name(f".{dest.name}.tmp")
@@ -214,15 +215,15 @@ _NOTICE = """<!DOCTYPE html>
 """
 
 
-def notice(result: NotebookResult, out_dir: Path, notebooks: list[str]) -> Path:
-    """out_dir/<student>/<notebook>.html for a submission intake refused: the reason, no grade.
+def notice(result: NotebookResult, folder: ResultsFolder, notebooks: list[str]) -> Path:
+    """RESULTS/feedback/<student>/<notebook>.html for a submission intake refused: the reason, no grade.
 
     Named for the course notebook it was for (`notebooks`), else submission.html.
     """
     name = next((n for n in notebooks if result.notebook.startswith(n)), "submission")
     title = html.escape(f"{name}: not graded")
     reasons = "".join(f"<li>{html.escape(reason[:1000])}</li>" for reason in result.errors) or "<li>(none given)</li>"
-    dest = out_dir / result.student_id / f"{name}.html"
+    dest = folder.feedback_page(result.student_id, name)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
     tmp.write_text(_NOTICE.format(csp=CSP_META, title=title, reasons=reasons), encoding="utf-8")

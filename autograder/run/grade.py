@@ -186,7 +186,7 @@ def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     names = paths.notebook_names()
     for result in results:
         if result.status == Status.REJECTED and ids.valid_id(result.student_id):
-            feedback.notice(result, folder.feedback_dir, names)
+            feedback.notice(result, folder, names)
 
 
 def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool) -> None:

@@ -65,7 +65,7 @@ class Recorder:
         gradebook.reconcile(self.course, [result])
         shown = copy.deepcopy(result)  # the saved result keeps its own scores; its page shows people's
         apply_decisions(self.folder, self.course, [shown])  # the page's header shows the late penalty too
-        feedback.generate(self.course, self.session, shown, self.folder.feedback_dir)
+        feedback.generate(self.course, self.session, shown, self.folder)
         self.folder.save(result, digest, recorded=True)
 
     def refresh_feedback(self, result: NotebookResult) -> None:
@@ -74,7 +74,7 @@ class Recorder:
 
         if self.session is None:
             self.session = gradebook.Session(self.course)
-        feedback.generate(self.course, self.session, result, self.folder.feedback_dir)
+        feedback.generate(self.course, self.session, result, self.folder)
 
 
 def record_or_error(recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
