@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # tests/conftest.py, not the root conftest.py
 
 from conftest import BATCH_MODULES  # noqa: E402
 
