@@ -235,6 +235,6 @@ def test_the_command_marks_results_json_and_the_marks_survive_a_rewrite(tmp_path
     assert subs["own"]["flagged"] and subs["own"]["with"] == ["earlier:alum"]  # last year's very notebook
     assert "earlier:alum" in (out / "similarity.csv").read_text() and (out / "similarity.html").exists()
     write_reports(ResultsFolder(out), results)  # as `export` or a later run rewrites it
-    similarity.reapply(out)
+    similarity.reapply(ResultsFolder(out))
     again = {s["student_id"]: s["similarity"] for s in json.loads((out / "results.json").read_text())["submissions"]}
     assert again == subs

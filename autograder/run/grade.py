@@ -193,9 +193,8 @@ def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool
     """The similarity report (when asked for), or the last one's marks back in the new results.json."""
     from autograder.run import similarity
 
-    out = folder.root  # autograder.run.similarity takes the folder's path
     try:
-        similarity.write(out, results) if anew else similarity.reapply(out)
+        similarity.write(folder, results) if anew else similarity.reapply(folder)
     except Exception as exc:  # noqa: BLE001 - a report about the grades never takes the grades away
         print(f"WARNING: no similarity report: {exc!r}", file=sys.stderr)
 

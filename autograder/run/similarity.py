@@ -168,9 +168,8 @@ def notebook_doc(owner: str, notebook: str, path: Path) -> Doc | None:
     return Doc(owner, notebook, {k: v for k, v in cells.items() if isinstance(k, str) and isinstance(v, str)})
 
 
-def run_docs(results_dir: Path, results: list[NotebookResult]) -> list[Doc]:
-    """The answers of every graded submission in RESULTS (its saved, graded notebooks)."""
-    folder = ResultsFolder(results_dir)
+def run_docs(folder: ResultsFolder, results: list[NotebookResult]) -> list[Doc]:
+    """The answers of every graded submission in the results folder (its saved, graded notebooks)."""
     docs = []
     for r in results:
         if r.status == Status.GRADED and r.notebook in paths.notebook_names():
@@ -222,10 +221,10 @@ def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
     return out
 
 
-def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None = None,
+def write(folder: ResultsFolder, results: list[NotebookResult], earlier: Path | None = None,
           threshold: float = THRESHOLD) -> list[Pair]:  # fmt: skip
     """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json."""
-    docs = run_docs(results_dir, results) + (earlier_docs(earlier) if earlier else [])
+    docs = run_docs(folder, results) + (earlier_docs(earlier) if earlier else [])
     found = pairs(docs)
     marks = flags(found, threshold)
     rows: list[list[object]] = [["notebook", "a", "b", "score", "nodes", "short", "flagged", "cells"]]
@@ -233,19 +232,17 @@ def write(results_dir: Path, results: list[NotebookResult], earlier: Path | None
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
         rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.nodes, p.short,
                      p.flagged_at >= threshold, cells])  # fmt: skip
-    folder = ResultsFolder(results_dir)
     folder.similarity_csv.write_text(csv_text(rows), encoding="utf-8")
     folder.similarity_html.write_text(html_report(found, threshold), encoding="utf-8")
-    _mark_results(results_dir, marks)
+    _mark_results(folder, marks)
     return found
 
 
-def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
+def _mark_results(folder: ResultsFolder, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
     """Each submission's similarity entry in results.json (the instructor's file; never the feedback).
 
     `fill`: a submission the report has no pair for is marked unflagged (a fresh report); else left unmarked.
     """
-    folder = ResultsFolder(results_dir)
     write_json_atomic(folder.similarity_marks, [{"student_id": s, "notebook": n, **m} for (s, n), m in marks.items()])
     path = folder.results_json
     if not path.exists():
@@ -258,14 +255,14 @@ def _mark_results(results_dir: Path, marks: dict[tuple[str, str], dict], fill: b
     write_json_atomic(path, data)
 
 
-def reapply(results_dir: Path) -> None:
+def reapply(folder: ResultsFolder) -> None:
     """Put the last report's marks back into a rewritten results.json (nothing when there was no report)."""
     try:
-        saved = json.loads(ResultsFolder(results_dir).similarity_marks.read_text(encoding="utf-8"))
+        saved = json.loads(folder.similarity_marks.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     marks = {(m.pop("student_id", None), m.pop("notebook", None)): m for m in saved if isinstance(m, dict)}
-    _mark_results(results_dir, marks, fill=False)
+    _mark_results(folder, marks, fill=False)
 
 
 PAGE = """<!DOCTYPE html>
@@ -335,13 +332,14 @@ def main(argv: list[str] | None = None) -> int:
         "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
     )
     args = parser.parse_args(argv)
-    results = ResultsFolder(args.results).results()
+    folder = ResultsFolder(args.results)  # the one construction: from the command line's argument
+    results = folder.results()
     if not results:
         print(f"ERROR: {args.results} holds no graded results", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    found = write(args.results, results, args.earlier, args.threshold)
+    found = write(folder, results, args.earlier, args.threshold)
     flagged = sum(p.flagged_at >= args.threshold for p in found)
     print(f"{len(found)} pair(s) compared, {flagged} flagged ({time.perf_counter() - t0:.1f} s): "
-          f"{ResultsFolder(args.results).similarity_html}, similarity.csv")  # fmt: skip
+          f"{folder.similarity_html}, similarity.csv")  # fmt: skip
     return 0
