@@ -36,14 +36,25 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item) -> None:
-    """Before nbval starts a notebook's kernel (the setup of its first cell), set the size it runs at.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """While nbval starts a notebook's kernel (the setup of its first cell), set the size it runs at.
 
-    Set for every notebook, not inherited: a test that graded in this worker may have left
-    WORKBOOK_GRADING=1 in the environment, and the next notebook's kernel would read it."""
-    if item.path.suffix == ".ipynb":
-        if nbval_at_grading_size(item.path.name):
-            os.environ["WORKBOOK_GRADING"] = "1"
-        else:
+    Set for every notebook, not inherited (a test that graded in this worker may have left
+    WORKBOOK_GRADING=1 in the environment), and put back afterwards: the kernel has read it, and
+    the tests that run next in this worker see the environment they would have seen."""
+    if item.path.suffix != ".ipynb":
+        yield
+        return
+    before = os.environ.get("WORKBOOK_GRADING")
+    if nbval_at_grading_size(item.path.name):
+        os.environ["WORKBOOK_GRADING"] = "1"
+    else:
+        os.environ.pop("WORKBOOK_GRADING", None)
+    try:
+        yield
+    finally:
+        if before is None:
             os.environ.pop("WORKBOOK_GRADING", None)
+        else:
+            os.environ["WORKBOOK_GRADING"] = before
