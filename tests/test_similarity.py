@@ -238,3 +238,15 @@ def test_the_command_marks_results_json_and_the_marks_survive_a_rewrite(tmp_path
     similarity.reapply(ResultsFolder(out))
     again = {s["student_id"]: s["similarity"] for s in json.loads((out / "results.json").read_text())["submissions"]}
     assert again == subs
+
+
+def test_a_copy_padded_with_an_over_deep_dead_expression_is_still_compared():
+    """Attack: the reference's sdpa with one dead `q + q + ... + q` of 1,000 terms (valid, runs) made the
+    shaping passes recurse too deep, and the whole cell was left out of the comparison: the copy went unseen."""
+    notebook = "01_scaled_dot_product_attention"
+    first, *rest = similarity.reference_doc(notebook).cells["sdpa"].rstrip("\n").split("\n")
+    padded = "\n".join([first, "    _unused = q" + " + q" * 1000, *rest]) + "\n"
+    compile(padded, "padded", "exec")  # Python runs it: a learner can hand it in
+    [pair] = similarity.pairs([similarity.Doc("run:padded", notebook, {"sdpa": padded})])
+    assert "sdpa" in pair.cells and pair.cells["sdpa"][0] >= similarity.THRESHOLD, pair.cells
+    assert pair.flagged_at >= similarity.THRESHOLD

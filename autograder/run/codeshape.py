@@ -300,6 +300,34 @@ def _own_keywords(tree: ast.AST, kept: Mapping[str, str]) -> set[int]:
     return own
 
 
+MAX_DEPTH = 100  # expression nesting kept; honest answers stay far below it (the passes below recurse)
+
+
+def _prune_deep(tree: ast.Module) -> ast.Module:
+    """Expressions nested deeper than MAX_DEPTH replaced by a constant, without recursion.
+
+    The passes below recurse, so a cell holding one over-deep expression (a dead `q + q + ... + q` of
+    a thousand terms) would otherwise raise RecursionError and leave the whole cell uncompared: a copy
+    padded so would go unseen. Pruned, the expression is one node and the rest of the cell is judged."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for name, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for i, child in enumerate(children):
+                if not isinstance(child, ast.AST):
+                    continue
+                if depth + 1 >= MAX_DEPTH and isinstance(child, ast.expr):
+                    flat = ast.copy_location(ast.Constant(value="<deep>"), child)
+                    if isinstance(value, list):
+                        value[i] = flat
+                    else:
+                        setattr(node, name, flat)
+                else:
+                    stack.append((child, depth + 1))
+    return tree
+
+
 def shape(
     code: str, starter: Set[bytes] = frozenset(), imported: Set[str] | Mapping[str, str] = frozenset()
 ) -> Shape | None:
@@ -308,7 +336,7 @@ def shape(
     `imported`: names bound elsewhere that nobody chooses (a mapping: to the module each names).
     """
     try:
-        tree = ast.parse(code)
+        tree = _prune_deep(ast.parse(code))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     imports = _imported(tree)
