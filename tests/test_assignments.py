@@ -108,16 +108,14 @@ def test_a_download_for_one_assignment_grades_it_and_sets_the_rest_aside(tmp_pat
         nbformat.write(make_submission(notebook, None), subs / student / f"{notebook}.ipynb")
     (subs / "bo" / f"{NB01}.ipynb").write_text("")  # an empty file: rejected
     (tmp_path / "roster.csv").write_text(ROSTER)
-    opts = grade_options(
-        submissions=subs,
-        out=out,
-        jobs=1,
-        limits=Limits(),
-        quiet=True,
-        roster=tmp_path / "roster.csv",
-        assignment=assignments.parse(["01=Lab 1"]),
-    )
-    results = {(r.student_id, r.notebook): r for r in grade.grade(opts)}
+
+    def download(spec: str) -> dict:
+        """Grade the submissions as the download of one assignment (spec: "NN=Name"), by (student, notebook)."""
+        opts = grade_options(submissions=subs, out=out, jobs=1, limits=Limits(), quiet=True,
+                             roster=tmp_path / "roster.csv", assignment=assignments.parse([spec]))  # fmt: skip
+        return {(r.student_id, r.notebook): r for r in grade.grade(opts)}
+
+    results = download("01=Lab 1")
     assert results["ann", NB01].status == Status.GRADED and results["ann", NB01].score > 0
     assert results["ann", NB02].status == Status.REJECTED and "not graded" in results["ann", NB02].errors[0]
     assert "ann/02_masks.ipynb" in capsys.readouterr().err  # told to whoever runs it
@@ -129,16 +127,7 @@ def test_a_download_for_one_assignment_grades_it_and_sets_the_rest_aside(tmp_pat
     assert "not graded" in page and "bo/" in page  # the reason names the file
     assert "not graded" in (folder.feedback_dir / "ann" / f"{NB02}.html").read_text()
     # the 02 download, later, into the same folder: 02 is graded now and both are columns
-    opts = grade_options(
-        submissions=subs,
-        out=out,
-        jobs=1,
-        limits=Limits(),
-        quiet=True,
-        roster=tmp_path / "roster.csv",
-        assignment=assignments.parse(["02=Lab 2"]),
-    )
-    again = {(r.student_id, r.notebook): r for r in grade.grade(opts)}
+    again = download("02=Lab 2")
     assert again["ann", NB02].status == Status.GRADED and again["ann", NB01].status == Status.GRADED
     assert folder.reports()["lms"].read_text().splitlines()[0] == "student_id,Lab 1,Lab 2,total"
     assert json.loads(folder.assignments.read_text()) == {NB01: "Lab 1", NB02: "Lab 2"}
