@@ -177,9 +177,13 @@ def make_controller():
         record.clear()
         return out
 
-    for family, places in COMPOSITES.items():
-        for module, path in places:
-            _guard(module, path, family, armed, refuse)
+    renamed = [
+        guarded
+        for family, places in COMPOSITES.items()
+        for module, path in places
+        if (guarded := _guard(module, path, family, armed, refuse)) is not None
+    ]
+    _rename(renamed)
     _guard_vmap(armed, refuse)
     return types.SimpleNamespace(arm=arm, disarm=disarm, drain=drain)
 
@@ -231,18 +235,19 @@ def _refusing_kernel(refuse, family, name):
 
 
 def _guard(module_name, path, family, armed, refuse):
-    """Replace a Python composite, wherever its module (and torch's other modules) name it, by a guarded one."""
+    """Replace a Python composite in its module by a guarded one; (prefix, name, original, guarded) for a function
+    that torch's other modules may name too (see _rename), None otherwise."""
     try:
         __import__(module_name)
     except ImportError:
-        return
+        return None
     owner: object = sys.modules[module_name]
     *parents, attr = path.split(".")
     for part in parents:
         owner = getattr(owner, part, None)
     original = getattr(owner, attr, None) if owner is not None else None
     if original is None:
-        return
+        return None
     name = path.split(".")[0] if parents else attr
 
     def guarded(*args, **kwargs):
@@ -255,14 +260,23 @@ def _guard(module_name, path, family, armed, refuse):
         if isinstance(value, str):  # (a higher-order operator's are not all strings)
             setattr(guarded, field, value)
     setattr(owner, attr, guarded)
-    if not parents:  # the same function under other names (torch.nn.utils.clip_grad_norm_, torch.optim._functional)
-        for other in list(sys.modules.values()):
-            try:
-                if str(getattr(other, "__name__", "")).startswith(f"{module_name.split('.')[0]}."):
-                    if getattr(other, attr, None) is original:
-                        setattr(other, attr, guarded)
-            except Exception:  # noqa: BLE001, S110 - a module that will not be read is one that does not name it
-                pass
+    if parents:
+        return None
+    return f"{module_name.split('.')[0]}.", attr, original, guarded
+
+
+def _rename(renamed):
+    """The same functions under other names (torch.nn.utils.clip_grad_norm_, torch.optim._functional): every
+    module of the package that holds an original gets its guarded function, in one pass over the modules."""
+    for other in list(sys.modules.values()):
+        try:
+            module_name = str(getattr(other, "__name__", ""))
+            names = vars(other)  # its own names only: a module's __getattr__ (torch's lazy ones) is not run
+            for prefix, attr, original, guarded in renamed:
+                if module_name.startswith(prefix) and names.get(attr) is original:
+                    setattr(other, attr, guarded)
+        except Exception:  # noqa: BLE001, S110 - a module that will not be read is one that does not name it
+            pass
 
 
 def publish():

@@ -207,7 +207,11 @@ class Dependencies:
         deps, bodies, objects = state
         for mine, theirs in ((self.deps, deps), (self.bodies, bodies)):
             for name, values in theirs.items():
-                mine.setdefault(name, set()).update(values)
+                held = mine.get(name)
+                if held is None:
+                    mine[name] = set(values)
+                elif values:  # (no empty set made and thrown away per name: this runs millions of times)
+                    held |= values
         self.objects |= objects
 
     def read(self, cell) -> None:

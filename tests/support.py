@@ -24,6 +24,13 @@ def catalogue_entries(name: str) -> list[Path]:
 
 def load_entry(path: Path) -> dict[str, str]:
     """A catalogue entry's answer sources, its patch sections resolved against its notebook's reference answers."""
+    source = paths.source_notebook(path.parent.name)
+    return dict(_load_entry_version(path, path.stat().st_mtime_ns, source.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=1024)
+def _load_entry_version(path: Path, version: int, source_version: int) -> dict[str, str]:
+    """Read once per version of the entry and of its notebook (packing the catalogue reads each thousands of times)."""
     return answers.load_answer_file(path, reference_of(path.parent.name))
 
 

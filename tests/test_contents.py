@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 
 import nbformat
@@ -120,3 +121,26 @@ def test_readme_names_only_what_the_learner_writes():
     assert contents.defined_names(given) == ["sample"]
     assert contents.defined_names("def f():\n    return 1\n") == ["f"]  # a cell with no region: all it defines
     assert "`KVCache`" in contents.table_row(NAMES[7]) and "`KVCache`" not in contents.table_row(NAMES[8])
+
+
+def _root_conftest():
+    """The repository's own conftest.py (nbval's settings), loaded by path: tests/conftest.py has the same name."""
+    spec = importlib.util.spec_from_file_location("root_conftest", paths.ROOT / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_outputs_compared_at_the_full_size_only_are_a_few_plain_cells_of_notebooks_nbval_runs_smaller():
+    """A cell tagged FULL_SIZE_ONLY goes uncompared by the suite's nbval run: never a graded cell, never elsewhere."""
+    root = _root_conftest()
+    tagged = {
+        (path.name, index): cell
+        for path in sorted(paths.SOLUTIONS.glob("*.ipynb"))
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        if root.FULL_SIZE_ONLY in cell.metadata.get("tags", [])
+    }
+    assert tagged, "no cell is tagged: the tag (and its exception in conftest.py) can go"
+    assert {name for name, _ in tagged} <= set(root.GRADING_SIZE_UNDER_NBVAL)
+    assert all(cell.cell_type == "code" and "nbgrader" not in cell.metadata for cell in tagged.values())
+    assert len(tagged) <= 2 * len(root.GRADING_SIZE_UNDER_NBVAL)

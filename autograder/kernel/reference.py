@@ -39,7 +39,14 @@ def kernel_args() -> tuple[str, ...]:
     flag = "{'__wb_startup__': True}"
     return (
         "--IPKernelApp.exec_lines=" + "; ".join(f"exec(bytes.fromhex('{code}').decode(), {flag})" for code in runs),
+        PLAIN_TRACEBACKS,
     )
+
+
+PLAIN_TRACEBACKS = "--InteractiveShell.xmode=Plain"
+"""A cell's error is shown as Python prints it (file, line, code, error), not with IPython's context: its
+context mode reads each frame's module and source (stack_data) and formats every error twice, about
+0.4 s of a job's CPU when test cells fail in the kernel (their helpers run in the grader)."""
 
 
 STARTUP = ("inert", "refusal")

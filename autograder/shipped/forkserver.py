@@ -47,6 +47,15 @@ PRELOAD = [
     "IPython.core.completer",
     "jedi",
     "matplotlib_inline.backend_inline",
+    "ipykernel.debugger",  # the kernel's debugger_class: imported by every kernel as it starts
+    # what the kernel's refusal (refusal.py, run as it starts) imports to guard their composites
+    "torch.nn.attention.flex_attention",
+    "torch.ao.nn.quantizable.modules.activation",
+    "torch.optim.adam",
+    "torch.optim.adamw",
+    "torch.nn.utils.clip_grad",
+    "subprocess",
+    "multiprocessing.process",
 ]
 _CLONE = {"ns": 0x00020000, "uts": 0x04000000, "ipc": 0x08000000, "pid": 0x20000000, "net": 0x40000000}
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
@@ -298,6 +307,7 @@ def _warm_up() -> None:
     ax.imshow([[0, 1], [1, 0]])
     ax.set_title("warm-up")
     ax.legend()
+    fig.tight_layout()  # the notebooks' figures lay themselves out: its first call's costs, paid here
     fig.savefig(io.BytesIO(), format="png")
     plt.close(fig)
 
