@@ -198,12 +198,11 @@ class Harness:
         for index, cell in enumerate(self.source.cells):
             if cell.cell_type != "code" or answers.grade_id(cell) is not None:
                 continue
-            try:
-                tree = pysource.parse(cell.source)
-            except SyntaxError as exc:
-                self.authoring.append(f"plain cell {index}: SyntaxError: {exc.msg}")
+            code = helper_definitions(cell.source)
+            if isinstance(code, str):
+                self.authoring.append(f"plain cell {index}: SyntaxError: {code}")
                 continue
-            self._define(compile(definitions(tree), "<helpers>", "exec"), f"plain cell {index}")
+            self._define(code, f"plain cell {index}")
 
     def _resolve(self, name: str, ns: dict) -> None:
         """A name the test reads from the kernel: the learner's definitions, or plain data and modules."""
@@ -331,6 +330,17 @@ class Harness:
         return verdict
 
 
+@functools.lru_cache(maxsize=1024)
+def helper_definitions(source: str) -> types.CodeType | str:
+    """A plain cell's definitions, compiled once per process (every job of a notebook runs the same ones);
+    its SyntaxError's message where it has one."""
+    try:
+        tree = pysource.parse(source)
+    except SyntaxError as exc:
+        return str(exc.msg)
+    return compile(definitions(tree), "<helpers>", "exec")
+
+
 def definitions(tree: ast.Module) -> ast.Module:
     """The statements of a cell that are safe to run outside the kernel, in order (see _is_definition)."""
     return ast.Module([node for node in tree.body if _is_definition(node)], [])
@@ -402,6 +412,12 @@ def _binds_names(target: ast.expr) -> bool:
 
 def defined_names(source: str) -> set[str]:
     """Top-level names an answer cell defines (functions, classes, assignments)."""
+    return set(_defined_names(source))
+
+
+@functools.lru_cache(maxsize=4096)
+def _defined_names(source: str) -> frozenset[str]:
+    """defined_names, once per source and process: each job reads every cell of its notebook's source."""
     try:
         tree = pysource.parse(strip_markers(source))
     except SyntaxError:
@@ -413,4 +429,4 @@ def defined_names(source: str) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    return names
+    return frozenset(names)

@@ -46,21 +46,28 @@ class KernelProcesses:
     uid: int | None = None  # the job's own uid (its processes are those of that uid)
     root_pid: int | None = None  # else: the process the kernel manager started
 
-    def pids(self) -> list[int]:
-        """The job's processes now (read from /proc)."""
+    def pids(self, uids: dict[int, int] | None = None) -> list[int]:
+        """The job's processes now (read from /proc). `uids`: the uid of each pid already read, kept by a caller
+        that polls (PrivateWatch): a process's real uid does not change, so each is read once."""
         if self.uid is not None:
-            return [pid for pid, uid in _processes() if uid == self.uid]
+            return [pid for pid, uid in _processes(uids) if uid == self.uid]
         return _descendants(self.root_pid) if self.root_pid is not None else []
 
 
-def _processes() -> list[tuple[int, int]]:
-    """(pid, real uid) of every process."""
+def _processes(uids: dict[int, int] | None = None) -> list[tuple[int, int]]:
+    """(pid, real uid) of every process (those in `uids` not read again; those read added to it)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
+            pid = int(entry.name)
+            if uids is not None and pid in uids:
+                found.append((pid, uids[pid]))
+                continue
             with contextlib.suppress(OSError, ValueError, IndexError):
                 uid_line = next(ln for ln in (entry / "status").read_text().splitlines() if ln.startswith("Uid:"))
-                found.append((int(entry.name), int(uid_line.split()[1])))
+                found.append((pid, int(uid_line.split()[1])))
+                if uids is not None:
+                    uids[pid] = found[-1][1]
     return found
 
 
@@ -187,13 +194,16 @@ class PrivateWatch:
 
     def __init__(self, processes: KernelProcesses, interval: float = 0.004) -> None:
         self.processes, self.interval, self.peak = processes, interval, 0
-        self.before = set(processes.pids())
+        # every 4 ms, /proc/<pid>/status of every process on the machine was read again: a core's worth
+        # of reading while the call ran on a busy machine. A pid is not reused while a call runs.
+        self.uids: dict[int, int] = {}
+        self.before = set(processes.pids(self.uids))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            new = [p for p in self.processes.pids() if p not in self.before]
+            new = [p for p in self.processes.pids(self.uids) if p not in self.before]
             self.peak = max(self.peak, sum(_private_bytes(p) for p in new))
             self._stop.wait(self.interval)
 
