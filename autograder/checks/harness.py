@@ -421,7 +421,7 @@ def _defined_names(source: str) -> frozenset[str]:
     try:
         tree = pysource.parse(strip_markers(source))
     except SyntaxError:
-        return set()
+        return frozenset()
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
