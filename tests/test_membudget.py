@@ -104,3 +104,30 @@ def test_the_kernel_manager_names_the_processes():
     budget = membudget.for_kernel(Manager())
     assert budget(lambda: None, 64 * MIB)
     assert os.getpid() in membudget.KernelProcesses(root_pid=os.getpid()).pids()
+
+
+def test_a_watch_reads_each_pids_uid_once_and_still_sees_a_process_born_during_it(monkeypatch):
+    """PrivateWatch scans /proc every 4 ms: a pid's uid is read once per watch, and a new process is read."""
+    reads: list[str] = []
+    read_text = Path.read_text
+
+    def counted(self, *args, **kwargs):
+        if self.name == "status":
+            reads.append(self.parent.name)
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    uids: dict[int, int] = {}
+    first = membudget._processes(uids)
+    assert (os.getpid(), os.getuid()) in first and str(os.getpid()) in reads
+    before = len(reads)
+    again = membudget._processes(uids)
+    assert (os.getpid(), os.getuid()) in again and str(os.getpid()) not in reads[before:]  # known: not read again
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        mine = membudget.KernelProcesses(uid=os.getuid()).pids(uids)
+        assert child.pid in mine and str(child.pid) in reads[before:]  # born after the first scan: read
+    finally:
+        child.kill()
+        child.wait()
+    assert child.pid not in membudget.KernelProcesses(uid=os.getuid()).pids(uids)  # gone from /proc: gone
