@@ -131,3 +131,4 @@ def test_a_watch_reads_each_pids_uid_once_and_still_sees_a_process_born_during_i
         child.kill()
         child.wait()
     assert child.pid not in membudget.KernelProcesses(uid=os.getuid()).pids(uids)  # gone from /proc: gone
+    assert child.pid not in uids  # and forgotten: a pid reused later (a fork loop wrapping pid_max) is read again

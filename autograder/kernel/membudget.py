@@ -57,9 +57,11 @@ class KernelProcesses:
 def _processes(uids: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """(pid, real uid) of every process (those in `uids` not read again; those read added to it)."""
     found = []
+    listed = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             pid = int(entry.name)
+            listed.add(pid)
             if uids is not None and pid in uids:
                 found.append((pid, uids[pid]))
                 continue
@@ -68,6 +70,9 @@ def _processes(uids: dict[int, int] | None = None) -> list[tuple[int, int]]:
                 found.append((pid, int(uid_line.split()[1])))
                 if uids is not None:
                     uids[pid] = found[-1][1]
+    if uids is not None:  # a pid gone from /proc is forgotten: if it comes back, its uid is read again
+        for gone in set(uids) - listed:
+            del uids[gone]
     return found
 
 
