@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
+
+import autograder  # noqa: F401  # first: its guard keeps rfc3987_syntax out (autograder/__init__.py)
+
+# nbval is loaded here, after that guard, rather than by its entry point (pyproject.toml's addopts
+# block it, -p no:nbval): its import reads nbformat, whose jsonschema would otherwise compile
+# rfc3987_syntax's grammar, 1.4 CPU-s in every pytest process (the controller, each xdist worker).
+# Where the entry point loaded it anyway (addopts overridden), it is not loaded twice.
+pytest_plugins = () if "nbval.plugin" in sys.modules else ("nbval.plugin",)
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # pytest-xdist's workers share the cores: torch, here and in nbval's kernels (which inherit this

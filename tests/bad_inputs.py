@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -28,12 +29,18 @@ def write_zip(path: Path, members: dict[str, bytes], links: dict[str, str] | Non
             zf.writestr(info, target)
 
 
-def _lying_zip(path: Path) -> None:
-    """A zip whose one member says it unpacks to 1000 bytes and really unpacks to 30 MiB."""
+@functools.cache
+def _zeros_zip(mib: int) -> bytes:
+    """A zip of one member, MiB zeros (deflated once per process: 300 MiB take a second)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{NB01}.ipynb", b"0" * (30 * 2**20))
-    data = bytearray(buf.getvalue())
+        zf.writestr(f"{NB01}.ipynb", b"0" * (mib * 2**20))
+    return buf.getvalue()
+
+
+def _lying_zip(path: Path) -> None:
+    """A zip whose one member says it unpacks to 1000 bytes and really unpacks to 30 MiB."""
+    data = bytearray(_zeros_zip(30))
     struct.pack_into("<I", data, 22, 1000)  # local header: uncompressed size
     struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, 1000)  # central directory: the same
     path.write_bytes(bytes(data))
@@ -112,7 +119,7 @@ def build_bad_inputs(root: Path) -> dict[str, str]:
     write_zip(root / "zip-slip.zip", {f"../../{NB01}.ipynb": GOOD.encode()})
     write_zip(root / "zip-absolute.zip", {f"/etc/{NB01}.ipynb": GOOD.encode()})
     write_zip(root / "zip-symlink.zip", {}, links={f"{NB01}.ipynb": "/etc/passwd"})
-    write_zip(root / "zip-bomb.zip", {f"{NB01}.ipynb": b"0" * (300 * 2**20)})
+    (root / "zip-bomb.zip").write_bytes(_zeros_zip(300))  # unpacks to 300 MiB
     _lying_zip(root / "zip-lying.zip")
     write_zip(root / "zip-many.zip", {f"f{i}.txt": b"" for i in range(300)})
     inner = io.BytesIO()

@@ -188,13 +188,13 @@ class Dependencies:
             if isinstance(step, Statement):
                 depends |= self.take(step, own)
                 continue
-            before = self._state()
+            before = seen = self._state()  # (_merge only reads a snapshot: the first pass shares it)
             while True:  # pass after pass until nothing new can flow: a pass may read what the one before bound
-                seen = self._state()
                 depends |= self.take(step.header, own) | self.run(step.body, own)
                 self._merge(seen)  # the loop may stop after any pass
-                if self._state() == seen:
+                if _size(self.deps, self.bodies, self.objects) == _size(*seen):  # merged: a superset, so the same
                     break
+                seen = self._state()
             self._merge(before)  # or not run at all
             depends |= self.run(step.orelse, own)
         return depends
@@ -225,6 +225,11 @@ class Dependencies:
         depends = self.run(steps or (), own)
         if answers.is_test(cell):
             self.tests[answers.grade_id(cell)] = depends
+
+
+def _size(deps: dict[str, set[str]], bodies: dict[str, set[str]], objects: set[str]) -> int:
+    """Names and what they hold, counted: of two states one of which holds the other, equal only when equal."""
+    return len(deps) + sum(map(len, deps.values())) + len(bodies) + sum(map(len, bodies.values())) + len(objects)
 
 
 def answer_dependencies(nb) -> dict[str, set[str]]:

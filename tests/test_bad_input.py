@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -26,7 +27,9 @@ from autograder.run import grade, pool, report, sheet
 from autograder.submissions import ids, intake
 
 
-def _known():
+@functools.cache
+def _known() -> dict[str, set[str]]:
+    """Each notebook's answer cell ids (read once: every row of every test checks against them)."""
     return {
         n: set(answers.answer_ids(nbformat.read(paths.source_notebook(n), as_version=4)))
         for n in paths.notebook_names()

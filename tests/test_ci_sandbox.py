@@ -27,7 +27,7 @@ def _run_without_bwrap(tmp_path: Path, require: bool) -> subprocess.CompletedPro
     env.pop("AUTOGRADER_REQUIRE_SANDBOX", None)
     if require:
         env["AUTOGRADER_REQUIRE_SANDBOX"] = "1"
-    cmd = [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q", "-rs"]
+    cmd = [sys.executable, "-m", "pytest", "-p", "autograder", "-p", "conftest", "-p", "no:cacheprovider", "-q", "-rs"]
     cmd += ["-o", "addopts=", "--rootdir", str(tmp_path), str(tmp_path / "test_tiny.py")]
     return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 

@@ -30,7 +30,20 @@ def test_starts_none():
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     (tmp_path / "test_tiny.py").write_text(TINY)
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'tests'}{os.pathsep}{ROOT}"}
-    cmd = [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q", "-o", "addopts="]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "autograder",
+        "-p",
+        "conftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-o",
+        "addopts=",
+    ]
     cmd += ["--rootdir", str(tmp_path), *args, str(tmp_path / "test_tiny.py")]
     return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 

@@ -26,7 +26,20 @@ def test_a_test_elsewhere_that_reads_the_batch_fails_collection(tmp_path: Path):
     """Rather than grade the whole batch a second time in whichever worker runs it."""
     (tmp_path / "test_elsewhere.py").write_text(READS_THE_BATCH)
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'tests'}{os.pathsep}{ROOT}"}
-    cmd = [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q", "-o", "addopts="]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "autograder",
+        "-p",
+        "conftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-o",
+        "addopts=",
+    ]
     cmd += ["--rootdir", str(tmp_path), "--collect-only", str(tmp_path / "test_elsewhere.py")]
     run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0, run.stdout + run.stderr

@@ -29,6 +29,7 @@ reason to look, not proof (see README, "What the similarity report can prove").
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import itertools
 import json
@@ -89,7 +90,7 @@ class Pair:
 class Starter:
     """What a notebook's student version gives: per answer cell the subtrees it never counts, and its imports."""
 
-    cells: dict[str, set[bytes]]
+    cells: dict[str, frozenset[bytes]]
     imported: dict[str, str]  # name -> the module it names
 
 
@@ -98,9 +99,17 @@ def boilerplate(notebook: str) -> Starter:
 
     Per answer cell: the stub's own subtrees (STARTER_NODES or more: signatures, given lines), and
     every subtree of MIN_NODES or more of the notebook's given code cells (demonstrations, helpers,
-    visible tests), since a learner is taught to write what the notebook shows.
+    visible tests), since a learner is taught to write what the notebook shows. Shaped once per
+    version of the student notebook (shared: read it, never change it).
     """
-    student = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
+    path = paths.NOTEBOOKS / f"{notebook}.ipynb"
+    version = path.stat()
+    return _boilerplate(path, version.st_mtime_ns, version.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _boilerplate(path: Path, _mtime_ns: int, _size: int) -> Starter:
+    student = nbformat.read(path, as_version=4)
     imported = dict(NAMES_NOBODY_CHOOSES)
     for c in student.cells:
         if c.cell_type == "code":
@@ -110,7 +119,7 @@ def boilerplate(notebook: str) -> Starter:
         if c.cell_type == "code" and not answers.is_answer(c):
             given |= codeshape.starter_hashes(markup.strip_markers(c.source), imported, codeshape.MIN_NODES)
     cells = {
-        answers.nbgrader_id(c): codeshape.starter_hashes(markup.strip_markers(c.source), imported) | given
+        answers.nbgrader_id(c): frozenset(codeshape.starter_hashes(markup.strip_markers(c.source), imported) | given)
         for c in student.cells
         if answers.is_answer(c)
     }
