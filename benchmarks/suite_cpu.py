@@ -2,6 +2,7 @@
 
     python benchmarks/suite_cpu.py [--parts batch attacks ...]
     python benchmarks/suite_cpu.py --quick      # the quick tier (-m "not slow") against its 90 s
+    python benchmarks/suite_cpu.py --whole      # the full suite, one run as README gives it, against its 20 min
 
 The full suite keeps every core busy, so its wall time on a machine is at least its CPU
 seconds over the cores: only less work brings it down. This runs the suite's parts
@@ -71,12 +72,16 @@ def run_part(name: str) -> tuple[float, float, int]:
     return wall, used, proc.returncode
 
 
-def quick_tier() -> int:
-    """Time the quick tier (-m "not slow", on every core, as README gives it) against its budget."""
+def whole_run(tier: str, args: list[str], budget: int) -> int:
+    """Time one run of pytest as README gives it (on every core) against its budget."""
     cpu, start = busy_cpu_seconds(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "not slow"], cwd=ROOT, capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", *args], cwd=ROOT, capture_output=True, text=True)
     wall, used = time.perf_counter() - start, busy_cpu_seconds() - cpu
-    print(f"quick tier: {wall:.0f} s wall, {used:.0f} CPU-s, exit {proc.returncode}; budget {QUICK_BUDGET_SECONDS} s")
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    print(f"{tier}: {wall:.0f} s wall, {used:.0f} CPU-s, exit {proc.returncode}; budget {budget} s ({summary})")
+    for line in proc.stdout.splitlines():  # what failed, from -ra's summary
+        if line.startswith(("FAILED", "ERROR")):
+            print(line[:300], file=sys.stderr)
     return proc.returncode
 
 
@@ -84,9 +89,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="*", choices=list(PARTS), default=list(PARTS))
     parser.add_argument("--quick", action="store_true", help="time the quick tier (-m 'not slow') instead")
+    parser.add_argument("--whole", action="store_true", help="time the whole suite in one run instead")
     args = parser.parse_args()
     if args.quick:
-        return quick_tier()
+        return whole_run("quick tier", ["-m", "not slow"], QUICK_BUDGET_SECONDS)
+    if args.whole:
+        return whole_run("full suite", [], BUDGET_SECONDS)
     rows = {name: run_part(name) for name in args.parts}
     total = sum(cpu for _, cpu, _ in rows.values())
     print(f"{'part':<9}{'wall s':>8}{'CPU s':>8}{'share':>7}  exit")
