@@ -156,9 +156,21 @@ def _apart(name: str, files: list[Path]) -> bool:
 def tryout(name: str, answer_file: Path | None) -> dict[str, str]:
     """Run the source notebook (hidden tests included) with these answers; test -> 'ok' or error."""
     nb = make_submission(name, answer_file, base="source")
-    os.environ["WORKBOOK_GRADING"] = "1"
-    os.environ["OMP_NUM_THREADS"] = "1"  # as the grader runs it; small ops crawl on a busy machine otherwise
-    NotebookClient(nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(paths.SOLUTIONS)}}).execute()
+    # the kernel inherits these (one thread as the grader runs it; small ops crawl on a busy machine otherwise);
+    # put back afterwards, so that nothing run later in this process sees them
+    before = {key: os.environ.get(key) for key in ("WORKBOOK_GRADING", "OMP_NUM_THREADS")}
+    os.environ.update(WORKBOOK_GRADING="1", OMP_NUM_THREADS="1")
+    try:
+        client = NotebookClient(
+            nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(paths.SOLUTIONS)}}
+        )
+        client.execute()
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     verdicts = {}
     for cell in nb.cells:
         if answers.is_test(cell):
