@@ -92,6 +92,20 @@ def make_submission(
     return answers.with_answers(start, filled)  # a copy: the notebooks read stay as they are
 
 
+def inner_pytest(folder: Path, *args: str) -> list[str]:
+    """pytest run inside a test on files in `folder`: the suite's tests/conftest.py, none of the repository's addopts.
+
+    `autograder` loads first: its guard keeps rfc3987_syntax out (nbval's entry point imports nbformat).
+    Run it with inner_env()."""
+    plugins = ["-p", "autograder", "-p", "conftest", "-p", "no:cacheprovider"]
+    return [sys.executable, "-m", "pytest", *plugins, "-q", "-o", "addopts=", "--rootdir", str(folder), *args]
+
+
+def inner_env(**changes: str) -> dict[str, str]:
+    """The environment of an inner_pytest run: this one, with tests/ and the repository importable."""
+    return {**os.environ, "PYTHONPATH": f"{paths.ROOT / 'tests'}{os.pathsep}{paths.ROOT}", **changes}
+
+
 def _read(path: Path) -> nbformat.NotebookNode:
     """A notebook, read once per version of the file (packing the catalogue reads each many times)."""
     return _read_version(path, path.stat().st_mtime_ns)

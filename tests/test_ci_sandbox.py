@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT
+from support import inner_env, inner_pytest
 
 TINY = """
 import pytest
@@ -23,12 +22,11 @@ def _run_without_bwrap(tmp_path: Path, require: bool) -> subprocess.CompletedPro
     """pytest on one sandbox-marked test, with every folder holding bwrap taken off PATH."""
     (tmp_path / "test_tiny.py").write_text(TINY)
     path = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "bwrap").exists()]
-    env = {**os.environ, "PATH": os.pathsep.join(path), "PYTHONPATH": f"{ROOT / 'tests'}{os.pathsep}{ROOT}"}
+    env = inner_env(PATH=os.pathsep.join(path))
     env.pop("AUTOGRADER_REQUIRE_SANDBOX", None)
     if require:
         env["AUTOGRADER_REQUIRE_SANDBOX"] = "1"
-    cmd = [sys.executable, "-m", "pytest", "-p", "autograder", "-p", "conftest", "-p", "no:cacheprovider", "-q", "-rs"]
-    cmd += ["-o", "addopts=", "--rootdir", str(tmp_path), str(tmp_path / "test_tiny.py")]
+    cmd = inner_pytest(tmp_path, "-rs", str(tmp_path / "test_tiny.py"))
     return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT
+from support import inner_env, inner_pytest
 
 TINY = """
 from jupyter_client.manager import KernelManager
@@ -29,23 +27,8 @@ def test_starts_none():
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     (tmp_path / "test_tiny.py").write_text(TINY)
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'tests'}{os.pathsep}{ROOT}"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "autograder",
-        "-p",
-        "conftest",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "-o",
-        "addopts=",
-    ]
-    cmd += ["--rootdir", str(tmp_path), *args, str(tmp_path / "test_tiny.py")]
-    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    cmd = inner_pytest(tmp_path, *args, str(tmp_path / "test_tiny.py"))
+    return subprocess.run(cmd, cwd=tmp_path, env=inner_env(), capture_output=True, text=True, timeout=300)
 
 
 def test_a_test_that_starts_a_kernel_fails_the_quick_run(tmp_path):

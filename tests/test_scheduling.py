@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import BATCH_MODULES, ROOT, xdist_scope
+from conftest import BATCH_MODULES, xdist_scope
+from support import inner_env, inner_pytest
 
 READS_THE_BATCH = """
 def test_reads_the_batch(graded_batch):
@@ -25,22 +24,7 @@ def test_a_notebooks_cells_a_module_and_the_batch_readers_are_one_scope_each():
 def test_a_test_elsewhere_that_reads_the_batch_fails_collection(tmp_path: Path):
     """Rather than grade the whole batch a second time in whichever worker runs it."""
     (tmp_path / "test_elsewhere.py").write_text(READS_THE_BATCH)
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'tests'}{os.pathsep}{ROOT}"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "autograder",
-        "-p",
-        "conftest",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "-o",
-        "addopts=",
-    ]
-    cmd += ["--rootdir", str(tmp_path), "--collect-only", str(tmp_path / "test_elsewhere.py")]
-    run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    cmd = inner_pytest(tmp_path, "--collect-only", str(tmp_path / "test_elsewhere.py"))
+    run = subprocess.run(cmd, cwd=tmp_path, env=inner_env(), capture_output=True, text=True, timeout=120)
     assert run.returncode != 0, run.stdout + run.stderr
     assert "reads the grading batch: add its module to BATCH_MODULES" in run.stdout + run.stderr
