@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import nbformat
 import pytest
 from support import CATALOGUE
 
@@ -250,3 +251,27 @@ def test_a_copy_padded_with_an_over_deep_dead_expression_is_still_compared():
     [pair] = similarity.pairs([similarity.Doc("run:padded", notebook, {"sdpa": padded})])
     assert "sdpa" in pair.cells and pair.cells["sdpa"][0] >= similarity.THRESHOLD, pair.cells
     assert pair.flagged_at >= similarity.THRESHOLD
+
+
+def test_a_copy_cannot_make_its_own_code_starter_code(tmp_path):
+    """Attack on the cached starter shapes: a copy of the reference that also pastes the reference into
+    a given cell of its own file (so that, were starter code read from the learner's notebook, the
+    copied code would count for nobody), graded twice in one process, and a caller that tries to
+    grow the shared starter sets. Starter code comes from the released notebook only, once."""
+    notebook = "01_scaled_dot_product_attention"
+    reference = similarity.reference_doc(notebook).cells
+    planted = nbformat.read(paths.NOTEBOOKS / f"{notebook}.ipynb", as_version=4)
+    given = next(c for c in planted.cells if c.cell_type == "code" and not answers.is_answer(c))
+    given.source += "\n" + "\n".join(reference.values())  # the copied code, also as "given" code
+    for cell in planted.cells:
+        if answers.is_answer(cell):
+            cell.source = reference.get(answers.grade_id(cell), cell.source)
+    nbformat.write(planted, tmp_path / f"{notebook}.ipynb")
+    for attempt in range(2):  # the second with the starter shapes cached
+        doc = similarity.notebook_doc(f"run:planted{attempt}", notebook, tmp_path / f"{notebook}.ipynb")
+        assert doc is not None and doc.cells
+        assert _flagged(similarity.pairs([doc])), attempt
+    stubs = similarity.boilerplate(notebook)
+    with pytest.raises(AttributeError):  # frozensets: no caller can grow what the next run reads
+        next(iter(stubs.cells.values())).add(b"x")
+    assert similarity.boilerplate(notebook) is stubs
