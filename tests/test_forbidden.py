@@ -306,24 +306,25 @@ def test_a_notebook_helper_that_calls_the_built_in_counts_as_calling_it():
 def test_what_the_notebook_s_own_cells_import_is_judged_like_the_answer_s_imports():
     """08's plain cells import TorchDispatchMode (a private module's) and os: an answer may use neither.
 
-    os.system in gqa, outside the rule's cell, is shown to the instructor but costs the rule nothing."""
+    os.system in gqa, outside the rule's cell, counts too: a way around the refusal counts anywhere."""
     names, cells = rules("08_efficient_attention")[0]
     sources = {"tiled_attention": "class M(TorchDispatchMode):\n    pass\n", "gqa": "os.system('true')\n"}
-    counted, elsewhere = forbidden.judge(sources, names, cells, given("08_efficient_attention"))
-    assert any("torch.utils" in f for f in counted) and not any("os.system" in f for f in counted), counted
-    assert any("gqa" in f and "os" in f for f in elsewhere), elsewhere
+    found = forbidden.findings(sources, names, cells, given("08_efficient_attention"))
+    assert any("torch.utils" in f.what and f.cell == "tiled_attention" for f in found), found
+    assert any(f.cell == "gqa" and "os" in f.what and f.kind is forbidden.Kind.PERIMETER for f in found), found
 
 
-def test_a_cell_outside_the_rule_may_use_a_forbidden_built_in_and_only_ways_around_count_nowhere():
-    """Outside the rule's cells the kernel decides (it refuses the built-in there while the rule's checks run)."""
+def test_a_cell_outside_the_rule_may_use_a_forbidden_built_in_but_a_way_around_counts_anywhere():
+    """Outside the rule's cells the kernel decides (it refuses the built-in there while the rule's checks run);
+    a private name, there as anywhere, is a perimeter finding that counts against the rule."""
     names, cells = RULE_03
     direct = {"copy_weights": "def copy_weights(mine):\n    ref = nn.MultiheadAttention(8, 2)\n    return ref\n"}
-    assert forbidden.judge(direct, names, cells) == ([], [])
+    assert forbidden.scan(direct, names, cells) == []
     aliased = {"copy_weights": "MHA = nn.MultiheadAttention\n"}
-    assert forbidden.judge(aliased, names, cells) == ([], [])
+    assert forbidden.scan(aliased, names, cells) == []
     private = {"copy_weights": "out = torch._native_multi_head_attention\n"}
-    counted, elsewhere = forbidden.judge(private, names, cells)
-    assert counted == [] and any("private" in f for f in elsewhere), (counted, elsewhere)
+    found = forbidden.findings(private, names, cells)
+    assert [f.kind for f in found] == [forbidden.Kind.PERIMETER] and "private" in found[0].what, found
 
 
 def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_cells_use_is_covered():
@@ -338,8 +339,18 @@ def test_a_cell_outside_the_rule_that_plants_a_built_in_on_an_object_the_rule_s_
     planted = {"mha": sources["mha"], "copy_weights": "MultiHeadAttention.m = nn.MultiheadAttention(8, 2)\n"}
     assert any("copy_weights" in f for f in forbidden.scan(planted, names, cells))
     on_workbook = {"mha": sources["mha"], "copy_weights": "Check.m = nn.MultiheadAttention(8, 2)\n"}
-    counted, elsewhere = forbidden.judge(on_workbook, names, cells)  # the kernel's own workbook: shown, not counted
-    assert counted == [] and any("patches a library" in f for f in elsewhere)
+    found = forbidden.scan(on_workbook, names, cells)  # the kernel's own workbook patched: counted, anywhere
+    assert any("patches a library" in f for f in found), found
+
+
+def test_a_list_root_does_not_hide_a_cell_from_the_rule():
+    """`[fn][0].attr = built-in` in another cell changes fn as much as `fn.attr = built-in` does."""
+    names, cells = RULE_03
+    sources = {
+        "mha": "class MultiHeadAttention(nn.Module):\n    def forward(self, q, k, v):\n        return self.m(q, k, v)\n",
+        "copy_weights": "[MultiHeadAttention][0].m = nn.MultiheadAttention(8, 2)\n",
+    }
+    assert any("copy_weights" in f and "forbidden built-in" in f for f in forbidden.scan(sources, names, cells))
 
 
 @pytest.mark.parametrize(
@@ -413,6 +424,7 @@ BUILTIN_ENTRIES = {
     "wrong_ln_builtin_set_in_another_cell",  # bucket_batches plants it on LayerNorm, which layer_norm reads
     "wrong_adamw_builtin_stashed_by_schedule_cell",  # lr_schedule fills the dict adamw reads
     "wrong_clip_builtin_through_a_closure",  # perplexity fills the list clip_grad reads
+    "wrong_tiled_impl_set_in_another_cell",  # generate plants it through a list root: [tiled_attention][0].impl
 }
 
 

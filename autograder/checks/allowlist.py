@@ -302,7 +302,7 @@ REFUSED = _names(
     torch.cuda.jiterator torch.sym_eval
     numpy.load numpy.conftest numpy.ctypeslib numpy.f2py numpy.distutils numpy.lib.format
     numpy.testing.extbuild
-    functools.wraps functools.update_wrapper operator.attrgetter operator.methodcaller
+    functools.update_wrapper operator.attrgetter operator.methodcaller
     typing.get_type_hints typing.ForwardRef dataclasses.make_dataclass
     logging.currentframe logging.config logging.handlers logging.setLogRecordFactory logging.setLoggerClass
     string.Formatter

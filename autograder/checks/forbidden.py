@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import enum
 import functools
 import importlib
 import importlib.util
@@ -62,6 +63,9 @@ MODULE = "<module>"
 ATTRIBUTE_CALLS = {"getattr", "hasattr", "setattr"}
 PLAIN_BUILTINS = BUILTIN_CALLS - ATTRIBUTE_CALLS
 """Built-ins a learner may name their own things after (getattr & co. never: they stay judged)."""
+PLAIN_CALL_ONLY = frozenset({"functools.wraps"})
+"""Allowed only as written for one function: `@functools.wraps(fn)` (wraps' `assigned` and `updated` name the
+attributes it copies: any object's __globals__ or __builtins__)."""
 PURE = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Constant, ast.BinOp, ast.BitOr, ast.Load)
 
 
@@ -227,6 +231,46 @@ def _root(node: ast.AST | None) -> ast.AST | None:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node
+
+
+def _loop_strings(name: str, scope: object) -> list[str] | None:
+    """The strings a name can hold when its one binding in the scope is `for name in ("a", "b")`, else None."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        return None
+    binds: list[ast.AST] = [
+        n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+    ]
+    binds += [a for a in ast.walk(scope) if isinstance(a, ast.arg) and a.arg == name]
+    loops = [f for f in ast.walk(scope) if isinstance(f, ast.For) and isinstance(f.target, ast.Name)]
+    loop = next((f for f in loops if f.target is (binds[0] if len(binds) == 1 else None)), None)
+    if loop is None or not isinstance(loop.iter, (ast.Tuple, ast.List)):
+        return None
+    items = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return items if len(items) == len(loop.iter.elts) else None
+
+
+def _possible_names(expr: ast.AST, scope: object) -> set[str] | None:
+    """Every string a name expression can be (literals, f-strings and + of names looping over literals), or None."""
+    if isinstance(expr, ast.Constant):
+        return {expr.value} if isinstance(expr.value, str) else None
+    if isinstance(expr, ast.Name):
+        found = _loop_strings(expr.id, scope)
+        return None if found is None else set(found)
+    if isinstance(expr, ast.FormattedValue):
+        plain = expr.conversion == -1 and expr.format_spec is None
+        return _possible_names(expr.value, scope) if plain else None
+    parts = expr.values if isinstance(expr, ast.JoinedStr) else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        parts = [expr.left, expr.right]
+    if parts is None:
+        return None
+    out = {""}
+    for part in parts:
+        options = _possible_names(part, scope)
+        if options is None:
+            return None
+        out = {a + b for a in out for b in options}
+    return out
 
 
 def _literal_name(call: ast.Call) -> str | None:
@@ -549,11 +593,23 @@ class _Judge:
             method = (via_class or attrs)[0]
             return [f"reads the method .{method} off its class (called so, its self is any object)"]
         if isinstance(root, ast.Name) and self.program.paths(root.id, scopes):
-            return [self._path([*p.split("."), *attrs], position) for p in sorted(self.program.paths(root.id, scopes))]
+            paths = sorted(self.program.paths(root.id, scopes))
+            if any(".".join([p, *attrs]) in PLAIN_CALL_ONLY for p in paths):
+                return [self._plain_call(node, ".".join([paths[0], *attrs]), position)]
+            return [self._path([*p.split("."), *attrs], position) for p in paths]
         found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
         if position == "store" and attrs and isinstance(root, ast.Call):
             found.append("assigns an attribute of a computed object (type(x).name = ...)")
         return found + self._attributes(attrs, position, own=self._is_self(root, scopes))
+
+    def _plain_call(self, node: ast.AST, path: str, position: str) -> str | None:
+        """functools.wraps(fn) as a decorator: one argument, nothing else (its `assigned`/`updated` name attributes)."""
+        call = self.cell.parents.get(id(node))
+        if position in ("import", "mention"):
+            return None
+        if position == "call" and isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords:
+            return None if not isinstance(call.args[0], ast.Starred) else f"passes {path} a starred argument"
+        return f"uses {path} other than as a decorator of one function (its other arguments name attributes)"
 
     def _deepcopy_memo(self, call: ast.Call, scopes: tuple) -> bool:
         """copy.deepcopy(x, memo): the memo it fills holds what it copied along the way (a storage's `type(name)`
@@ -679,7 +735,7 @@ class _Judge:
         if name.startswith("__") and name.endswith("__"):
             return None if name in DUNDER_NAMES else f"uses {name} (namespace access)"
         if self.program.is_builtin(name, scopes):
-            return self._builtin(name, position, self.cell.parents.get(id(node)))
+            return self._builtin(name, position, self.cell.parents.get(id(node)), scopes)
         return self._helper(name) if name not in self.program.binds[MODULE] else None
 
     def _rebinds(self, name: str, scopes: tuple, assigned: bool = False) -> str | None:
@@ -700,7 +756,14 @@ class _Judge:
             return f"rebinds the built-in {name} (the built-in stays reachable around the name)"
         return None
 
-    def _builtin(self, name: str, position: str, parent: ast.AST | None) -> str | None:
+    def _computed_name(self, name: str, call: ast.Call, scopes: tuple) -> str | None:
+        """getattr(x, f"{n}_proj") with n looping over literal strings: each name it can be, judged as written."""
+        values = _possible_names(call.args[1], scopes[-1]) if len(call.args) >= 2 else None
+        if values is None:
+            return f"calls {name}() with a computed attribute name"
+        return next((what for v in sorted(values) if (what := self._attribute(v, False, False, False))), None)
+
+    def _builtin(self, name: str, position: str, parent: ast.AST | None, scopes: tuple) -> str | None:
         """A built-in: the plain ones may be called or passed; getattr & co. only with a literal name."""
         if name == "type" and position == "call" and isinstance(parent, ast.Call):
             if len(parent.args) + len(parent.keywords) != 1:
@@ -709,7 +772,7 @@ class _Judge:
             return None
         if position == "call" and name in BUILTIN_CALLS and isinstance(parent, ast.Call):
             if name in ("getattr", "hasattr") and not _literal_name(parent):
-                return f"calls {name}() with a computed attribute name"
+                return self._computed_name(name, parent, scopes)
             if name == "setattr" and parent.args and isinstance(_root(parent.args[0]), ast.Call):
                 return "assigns an attribute of a computed object (setattr(type(x), ...))"
             return None
@@ -757,10 +820,23 @@ def _defined(program: _Program, cell: _Cell) -> set[str]:
     """The global names a cell binds, and those of the objects it may change (not modules)."""
     names = {n for node, scopes in cell.nodes if len(scopes) == 1 for n in _binds(node)}
     for node, scopes in cell.nodes:
-        root = _root(_mutated(node))
-        if isinstance(root, ast.Name) and program.owner(root.id, scopes) == MODULE:
-            names |= set() if program.paths(root.id, scopes) else {root.id}
+        for root in _roots(_mutated(node)):
+            if program.owner(root.id, scopes) == MODULE:
+                names |= set() if program.paths(root.id, scopes) else {root.id}
     return names
+
+
+def _roots(node: ast.AST | None) -> list[ast.Name]:
+    """The names an object being changed may be: `a` of `a.b[c].d`, and each element of a display at its bottom
+    (`[fn][0]`, `(fn,)[0]`, `{0: fn}[0]`), which hands the same object on."""
+    root = _root(node)
+    if isinstance(root, ast.Name):
+        return [root]
+    if isinstance(root, (ast.List, ast.Tuple, ast.Set)):
+        return [n for e in root.elts for n in _roots(e.value if isinstance(e, ast.Starred) else e)]
+    if isinstance(root, ast.Dict):
+        return [n for e in root.values for n in _roots(e)]
+    return []
 
 
 def _in_scope(program: _Program, cells: dict[str, _Cell], named: list[str]) -> set[str]:
@@ -777,40 +853,68 @@ def _in_scope(program: _Program, cells: dict[str, _Cell], named: list[str]) -> s
     return scope
 
 
-def scan(
-    sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
-) -> list[str]:
-    """The findings that count against a rule: "answer cell '<id>', line <n>: <what>" (see judge)."""
-    return judge(sources, forbidden, cells, given)[0]
+class Kind(enum.Enum):
+    """What a finding is, and so where it counts."""
+
+    RULE_NAME = "rule name"  # the rule's own built-in named in the rule's cells: counts against that rule
+    PERIMETER = "perimeter"  # a way around the refusal or to the grader: counts against every rule, anywhere
+    UNREADABLE = "unreadable"  # an answer cell whose source could not be parsed, so not judged
 
 
-def judge(
+@dataclass(frozen=True)
+class Finding:
+    """One thing the scan found in one answer cell."""
+
+    kind: Kind
+    cell: str
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        if self.kind is Kind.UNREADABLE:
+            return f"answer cell {self.cell!r}: {self.what}"
+        return f"answer cell {self.cell!r}, line {self.line}: {self.what}"
+
+
+RULE_NAME_FINDINGS = ("uses the forbidden built-in", "uses the notebook's ")
+"""How the findings about a rule's own names begin (_leaf, _attribute, _helper): only inside the rule's cells."""
+
+
+def findings(
     sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
-) -> tuple[list[str], list[str]]:
-    """(findings that count against the rule, findings elsewhere) in the answer cells (grade_id -> source).
+) -> list[Finding]:
+    """Everything that counts against a rule in the answer cells (grade_id -> source), as typed findings.
 
     forbidden: the rule's names. cells: the answer cells (grade ids) the rule covers; with them,
-    every answer cell defining or changing a name they use (None: every answer cell). A finding
-    counts only there; one in another cell is only shown to the instructor, with its line.
-    Inside the rule's cells its own names are findings too; anywhere, only ways around the
-    kernel's refusal or to the grader are (private and frame access, computed names, modules
-    off the list, eval and its kin). given: the notebook's other code cells' sources.
+    every answer cell defining or changing a name they use (None: every answer cell). The rule's
+    own names are findings there only; a way around the kernel's refusal or to the grader (private
+    and frame access, computed names, modules off the list, eval and its kin) is one in any answer
+    cell, since no honest answer has one. given: the notebook's other code cells' sources.
     """
-    counted: list[str] = []
-    elsewhere: list[str] = []
+    found: list[Finding] = []
     parsed: dict[str, _Cell] = {}
     for cell_id, source in sources.items():
         try:
             parsed[cell_id] = _answer_cell(cell_id, source)
         except Exception:  # noqa: BLE001 - whatever the parser makes of it, it could not be checked
-            counted.append(f"answer cell {cell_id!r}: its source could not be parsed, so it could not be checked")
+            found.append(
+                Finding(Kind.UNREADABLE, cell_id, 0, "its source could not be parsed, so it could not be checked")
+            )
     program = _Program(list(parsed.values()), tuple(given or ()))
     scope = set(parsed) if cells is None else _in_scope(program, parsed, list(cells))
     for cell_id, cell in parsed.items():
         judged = _Judge(program, cell, Rule(frozenset(forbidden), cell_id in scope)).findings()
-        found = [f"answer cell {cell_id!r}, line {line}: {what}" for line, what in sorted(set(judged))]
-        (counted if cell_id in scope else elsewhere).extend(found)
-    return counted, elsewhere
+        for line, what in sorted(set(judged)):
+            kind = Kind.RULE_NAME if what.startswith(RULE_NAME_FINDINGS) else Kind.PERIMETER
+            found.append(Finding(kind, cell_id, line, what))
+    return found
+
+
+def scan(
+    sources: dict[str, str], forbidden: list[str], cells: list[str] | None = None, given: list[str] | None = None
+) -> list[str]:
+    """The findings that count against a rule, as text (see findings)."""
+    return [str(f) for f in findings(sources, forbidden, cells, given)]
 
 
 @dataclass(frozen=True)

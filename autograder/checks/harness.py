@@ -282,14 +282,19 @@ class Harness:
                 rules = forbidden.stated_rules(cell.source)
                 verdict = self.run_ruled(cell, rules) if rules else self.run_test(cell)
                 if rules:  # judged whatever the cell did before reaching its rule
-                    judged = [forbidden.judge(self.sources, rule.names, rule.cells, self.given) for rule in rules]
-                    findings = [f for counted, _ in judged for f in counted]
-                    elsewhere = [f"{f} (not counted: outside the rule's cells)" for _, other in judged for f in other]
-                    verdict.flags = list(dict.fromkeys(verdict.flags + findings + elsewhere))
+                    findings = [
+                        f for rule in rules for f in forbidden.scan(self.sources, rule.names, rule.cells, self.given)
+                    ]
+                    verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
                         verdict.passed, verdict.message = False, f"{rules[0].message} ({findings[0]})"
                 verdicts[answers.nbgrader_id(cell)] = verdict
         return verdicts
+
+    def _beside(self) -> int:
+        """How many processes of the job's, not its kernel nor its sandbox's, are alive now (seen from outside)."""
+        beside = self.link.beside() if callable(self.link.beside) else None
+        return len(beside or ())
 
     def run_ruled(self, cell, rules: list[forbidden.StatedRule]) -> TrustedVerdict:
         """A test cell whose rule forbids built-ins: run while the kernel refuses them (autograder/shipped/refusal.py).
@@ -299,6 +304,7 @@ class Harness:
         """
         names = sorted({n for rule in rules for n in rule.names})
         start = len(self.link.refused)
+        before = self._beside()
         try:
             state = self.link.rule(names)
         except RemoteError as exc:
@@ -309,6 +315,15 @@ class Harness:
             with contextlib.suppress(RemoteError):
                 if state == "armed":
                     self.link.rule(None)
+        after = self._beside()
+        if before or after:  # a process of the learner's could serve the refused built-in from outside the kernel
+            verdict.passed = False
+            verdict.message = (
+                f"{rules[0].message} (a process your code started was still running beside the kernel while this "
+                "test's rule was held: no process may run beside the notebook's kernel when its rule is checked)"
+            )
+            verdict.flags.append(f"processes beside the kernel during test {answers.nbgrader_id(cell)}")
+            return verdict
         refused = list(dict.fromkeys(self.link.refused[start:]))
         if state != "armed":  # a dead kernel fails the cell anyway, with its own reason; anything else is flagged
             if verdict.passed:

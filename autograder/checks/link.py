@@ -70,6 +70,9 @@ class KernelLink:
         self.forking = False  # while the OS measures a call's memory: it runs in a copy of the kernel
         # set by the worker (autograder.kernel.membudget): runs one call under a memory budget the OS measures
         self.memory_budget: Any = None
+        # set by the worker (autograder.kernel.membudget.others): the job's processes beside its kernel, read
+        # from outside it (None: they cannot be told apart here)
+        self.beside: Any = None
 
     @property
     def callbacks(self) -> dict[int, Any]:

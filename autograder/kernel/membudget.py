@@ -53,6 +53,24 @@ class KernelProcesses:
             return [pid for pid, uid in _processes(uids) if uid == self.uid]
         return _descendants(self.root_pid) if self.root_pid is not None else []
 
+    def live(self) -> set[int]:
+        """The job's processes now, zombies left out (an ended process runs nothing): its memory cgroup's
+        members where it has one, else pids()."""
+        members: list[int] = []
+        if self.memory_group is not None:
+            with contextlib.suppress(OSError, ValueError):
+                members = [int(p) for p in (self.memory_group / "cgroup.procs").read_text().split()]
+        return {pid for pid in set(members) | set(self.pids()) if not _zombie(pid)}
+
+
+def _zombie(pid: int) -> bool:
+    """Whether the process has ended (its state Z or X) or is gone."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
 
 def _processes(uids: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """(pid, real uid) of every process (those in `uids` not read again; those read added to it)."""
@@ -243,6 +261,26 @@ def _group_or_address_space(processes: KernelProcesses, fn: Call, budget: int) -
 
 def for_kernel(km: Any) -> Callable[[Call, int], bool]:
     """The budget for one job's kernel, from what its kernel manager knows (autograder.kernel.launchers)."""
+    processes = job_processes(km)
+    return lambda fn, budget: within(processes, fn, budget)
+
+
+def note_started(km: Any) -> None:
+    """Remember the job's processes as its kernel has just started, before any cell: the kernel and its
+    sandbox's own (bwrap, its init). Every other process of the job later is one the learner's code made."""
+    km.wb_started = frozenset(job_processes(km).live())
+
+
+def others(km: Any) -> set[int] | None:
+    """The job's live processes that were not there when its kernel started (None: never noted)."""
+    started = getattr(km, "wb_started", None)
+    if not isinstance(started, frozenset) or not started:
+        return None
+    return job_processes(km).live() - started
+
+
+def job_processes(km: Any) -> KernelProcesses:
+    """Where one job's processes are, from what its kernel manager knows (autograder.kernel.launchers)."""
     job = getattr(km, "kernel_job", None)
     provisioner = getattr(km, "provisioner", None)
     root_pid = getattr(provisioner, "pid", None)
@@ -254,5 +292,4 @@ def for_kernel(km: Any) -> Callable[[Call, int], bool]:
         if members is not None and members.exists() and members.read_text().split():
             group = base / job.name
     uid = job.uid if job is not None and getattr(km, "own_uid", False) else None
-    processes = KernelProcesses(group, uid, root_pid)
-    return lambda fn, budget: within(processes, fn, budget)
+    return KernelProcesses(group, uid, root_pid)

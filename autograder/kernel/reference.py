@@ -32,8 +32,8 @@ def kernel_env(home: str = "/tmp") -> dict[str, str]:
 
 @functools.cache
 def kernel_args() -> tuple[str, ...]:
-    """What every learner kernel is started with beyond its connection file: autograder/shipped/inert.py and
-    refusal.py, each run before any cell in a namespace of its own (hex, so that no quoting of the command
+    """What every learner kernel is started with beyond its connection file: autograder/shipped/inert.py,
+    refusal.py and seccomp.py (its no-exec filter), each run before any cell in a namespace of its own (hex, so that no quoting of the command
     line touches it)."""
     runs = [(paths.SHIPPED / f"{name}.py").read_text().encode().hex() for name in STARTUP]
     flag = "{'__wb_startup__': True}"
@@ -49,5 +49,5 @@ context mode reads each frame's module and source (stack_data) and formats every
 0.4 s of a job's CPU when test cells fail in the kernel (their helpers run in the grader)."""
 
 
-STARTUP = ("inert", "refusal")
+STARTUP = ("inert", "refusal", "seccomp")
 """autograder/shipped/ files every learner kernel runs as it starts, in this order."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import time
 from collections.abc import Callable
@@ -84,6 +85,7 @@ def _trusted_checks(job: Job, source, answer_sources: dict) -> Callable[[Any, fl
     def run(client, deadline: float) -> Checked:
         link = KernelLink(client, job.limits.cell_seconds, deadline)
         link.memory_budget = membudget.for_kernel(client.km)  # measured outside the kernel, by the OS
+        link.beside = functools.partial(membudget.others, client.km)  # the learner's processes, seen from outside
         with contextlib.suppress(RemoteError):  # a dead link fails every check with its reason
             link.start()
         learner = (job.seed_id or job.student_id, job.notebook)
@@ -116,6 +118,8 @@ def _run_sandboxed(
     watch = DiskWatch([work, export], job.limits.disk_bytes, manager.release if manager else lambda: None)
     try:
         with watch, KernelSession(nb, work, kernel_env(), job.limits, manager) as session:
+            if session.started:  # before any cell: what of the job's is not the learner's (the rule's checks ask)
+                membudget.note_started(session.client.km)
             session.run_cells()
             found = session.run_after(checks)
     finally:

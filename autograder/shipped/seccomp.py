@@ -9,6 +9,13 @@ ENOSYS, so that the C library falls back to clone, whose flags the filter can re
 Self-contained (standard library only): the fork server loads it inside its sandbox, and
 `python seccomp.py -- CMD...` installs the filter and then execs CMD (the bwrap path).
 Only x86_64 is filtered; elsewhere `program()` is None and the other limits still apply.
+
+A second filter, `no_exec_program()`, is loaded by every learner kernel as it starts (run with
+`__wb_startup__`, see autograder.kernel.reference.kernel_args), on all its threads, in every sandbox
+mode: execve and execveat fail with EPERM from then on. No process of the job can then be anything
+but a copy of the kernel, with its refusal and its filters; the grader checks from outside that no
+such copy is alive when it arms a rule (autograder.checks.harness), and forks its own copy only to
+measure memory, while the rule is armed (autograder.shipped.servant.forked).
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ DENIED_X86_64 = {
     "fsmount": 432, "fspick": 433, "mount_setattr": 442,
 }  # fmt: skip
 _CLONE, _UNSHARE, _CLONE3 = 56, 272, 435
+NO_EXEC_X86_64 = {"execve": 59, "execveat": 322}
+_SECCOMP, _SET_MODE_FILTER, _FILTER_FLAG_TSYNC = 317, 1, 1
+_PR_SET_NO_NEW_PRIVS = 38
 
 
 def _assemble(code: list[tuple]) -> bytes:
@@ -72,6 +82,17 @@ def program() -> bytes | None:
     return _assemble(code)
 
 
+def no_exec_program() -> bytes | None:
+    """The kernel's own second filter: no program can be started (execve, execveat: EPERM), or None."""
+    if platform.machine() != "x86_64":
+        return None
+    code: list[tuple] = [("ld", 4), ("jeq", _AUDIT_ARCH_X86_64, "native"), ("ret", _RET_ERRNO | _EPERM)]
+    code += [("label", "native"), ("ld", 0), ("jset", _X32_SYSCALL_BIT, "deny")]
+    code += [("jeq", nr, "deny") for nr in sorted(NO_EXEC_X86_64.values())]
+    code += [("ret", _RET_ALLOW), ("label", "deny"), ("ret", _RET_ERRNO | _EPERM)]
+    return _assemble(code)
+
+
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -88,6 +109,26 @@ def install() -> bool:
         raise OSError(ctypes.get_errno(), "could not load the seccomp filter")
     return True
 
+
+def install_no_exec() -> bool:
+    """Load no_exec_program() on every thread of this process (TSYNC); False where none applies."""
+    prog = no_exec_program()
+    if prog is None:
+        return False
+    buffer = ctypes.create_string_buffer(prog)
+    fprog = _SockFprog(len(prog) // 8, ctypes.addressof(buffer))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "could not set no_new_privs")
+    got = libc.syscall(_SECCOMP, _SET_MODE_FILTER, _FILTER_FLAG_TSYNC, ctypes.byref(fprog))
+    if got != 0:  # -1 with errno, or the id of a thread that could not take the filter
+        raise OSError(ctypes.get_errno(), f"could not load the no-exec filter on every thread ({got})")
+    return True
+
+
+if globals().get("__wb_startup__"):  # a learner kernel's start (reference.kernel_args), before any cell
+    install_no_exec()
 
 if __name__ == "__main__":  # python seccomp.py -- CMD ARGS...: filter, then become CMD
     args = sys.argv[sys.argv.index("--") + 1 :]

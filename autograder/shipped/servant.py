@@ -330,6 +330,33 @@ def rule_control(refusal: Any, rule: object) -> dict:
         return {"refusal": f"failed: {type(exc).__name__}: {str(exc)[:200]}", "refused": []}
 
 
+def private_mappings() -> int:
+    """In the copy, before the call: every writable shared mapping becomes private memory of the copy's, with
+    the same contents (bytes made so). A buffer the kernel shared before the call (mmap, np.memmap) is otherwise
+    written by the call without a page of its own, which neither the copy's private bytes nor the job's memory
+    cgroup would count; honest code holds none (the kernel's own shared mappings are read-only)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype, libc.mremap.restype = ctypes.c_void_p, ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+    made = 0
+    with open("/proc/self/maps") as maps:
+        shared = [line.split()[:2] for line in maps if line.split()[1][1:4:2] == "ws"]
+    for span, perms in shared:
+        start, end = (int(x, 16) for x in span.split("-"))
+        size = end - start
+        fresh = libc.mmap(None, size, 3, 0x22, -1, 0)  # PROT_READ|WRITE, MAP_PRIVATE|MAP_ANONYMOUS
+        if fresh in (None, ctypes.c_void_p(-1).value):
+            continue
+        if perms[0] == "r":
+            ctypes.memmove(fresh, start, size)
+        if libc.mremap(fresh, size, size, 3, start) == start:  # MREMAP_MAYMOVE|MREMAP_FIXED: over the shared one
+            made += size
+    return made
+
+
 def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list) -> dict:
     """Serve one call in a forked copy of the kernel, and say only whether it returned.
 
@@ -347,6 +374,7 @@ def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list
         code = 4
         try:
             posix.close(read)
+            private_mappings()
             answer, _ = serve(data, buffers)
             code = 0 if answer["reply"]["ok"] else 3
             posix.write(write, json.dumps(refusal.drain() if refusal else []).encode()[:4096])
