@@ -12,10 +12,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from attack_support import NB01, ZERO_ANSWERS, attack_files, header, tamper
+from census_names import CENSUS
 from support import make_submission
 
 from autograder import paths
-from autograder.checks.allowlist import ALLOWED, FRAME_ATTRIBUTES
+from autograder.checks.perimeter import FRAME_ATTRIBUTES
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
 from autograder.material.markup import strip_hidden
@@ -77,7 +78,7 @@ def attacked(tmp_path_factory):
 
 def census_plan() -> dict:
     """For reach_the_kernel.py: the modules and names an answer may use, and the attributes the scan refuses."""
-    return {"allowed": {m: sorted(names) for m, names in ALLOWED.items()}, "refused": sorted(FRAME_ATTRIBUTES)}
+    return {"allowed": {m: sorted(names) for m, names in CENSUS.items()}, "refused": sorted(FRAME_ATTRIBUTES)}
 
 
 def _outputs(out: Path, student: str) -> str:

@@ -14,7 +14,7 @@ from conftest import NAMES
 from support import make_submission
 
 from autograder import paths
-from autograder.checks import forbidden
+from autograder.checks import perimeter
 from autograder.checks.coursekey import derive_seed
 from autograder.checks.harness import (
     Harness,
@@ -59,7 +59,7 @@ BUILTIN = ["scaled_dot_product_attention", "MultiheadAttention"]
     ],
 )
 def test_forbidden_scan_catches(source):
-    assert forbidden.scan({"sdpa": source}, BUILTIN), source
+    assert perimeter.scan({"sdpa": source}, BUILTIN), source
 
 
 @pytest.mark.parametrize(
@@ -72,12 +72,12 @@ def test_forbidden_scan_catches(source):
     ],
 )
 def test_forbidden_scan_lets_honest_code_through(source):
-    assert forbidden.scan({"sdpa": source}, BUILTIN) == []
+    assert perimeter.scan({"sdpa": source}, BUILTIN) == []
 
 
 def test_forbidden_rules_read_from_the_test_cell():
     cell = 'check.forbidden("no_builtin", ["a", "b"], "msg")\ncheck.forbidden("x", ["c"], "m", cells=["t"], probe=f)'
-    rules = forbidden.stated_rules(cell)
+    rules = perimeter.stated_rules(cell)
     assert [(r.names, r.cells, r.message) for r in rules] == [(["a", "b"], None, "msg"), (["c"], ["t"], "m")]
 
 

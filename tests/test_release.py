@@ -55,8 +55,8 @@ def test_bundle_holds_only_student_material(released):
         names = sorted(zf.namelist())
         texts = {n: zf.read(n).decode() for n in names}
     kit = ["workbook.py", "wb_refusal.py", "README.md", "requirements.txt", "self_check.py"]
-    kit += [f"autograder/{p}" for p in ("__init__.py", "checks/__init__.py", "checks/forbidden.py",
-                                        "checks/allowlist.py", "checks/pysource.py")]  # the answer scan  # fmt: skip
+    kit += [f"autograder/{p}" for p in ("__init__.py", "checks/__init__.py", "checks/perimeter.py",
+                                        "checks/pysource.py")]  # the answer scan  # fmt: skip
     assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + [f"attention-workbook/{k}" for k in kit])
     helper = "".join(texts[f"attention-workbook/{k}"] for k in kit)
     for name in NAMES:

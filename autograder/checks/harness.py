@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from autograder import workbook as trusted_workbook
-from autograder.checks import coursekey, forbidden, pysource
+from autograder.checks import coursekey, perimeter, pysource
 from autograder.checks.clock import RemoteError
 from autograder.checks.link import KernelLink, hold, kernel_global
 from autograder.checks.proxy import RemoteObject
@@ -255,7 +255,7 @@ class Harness:
     def _hooks(self) -> trusted_workbook.GraderHooks:
         """How this notebook's checks reach the answer cells' source and the learner's kernel."""
         return trusted_workbook.GraderHooks(
-            scanner=lambda names, cells: forbidden.scan(self.sources, names, cells, self.given),
+            scanner=lambda names, cells: perimeter.scan(self.sources, names, cells, self.given),
             mutations=lambda: self.link.mutations,
             kernel_copier=functools.partial(hold, self.link),
             memory_budget=self._measured,
@@ -279,11 +279,11 @@ class Harness:
         verdicts = {}
         for cell in self.source.cells:
             if answers.is_test(cell):
-                rules = forbidden.stated_rules(cell.source)
+                rules = perimeter.cell_rules(cell)  # the rule as data, from the instructor's source
                 verdict = self.run_ruled(cell, rules) if rules else self.run_test(cell)
                 if rules:  # judged whatever the cell did before reaching its rule
                     findings = [
-                        f for rule in rules for f in forbidden.scan(self.sources, rule.names, rule.cells, self.given)
+                        f for rule in rules for f in perimeter.scan(self.sources, rule.names, rule.cells, self.given)
                     ]
                     verdict.flags = list(dict.fromkeys(verdict.flags + findings))
                     if findings and verdict.passed:
@@ -296,7 +296,7 @@ class Harness:
         beside = self.link.beside() if callable(self.link.beside) else None
         return len(beside or ())
 
-    def run_ruled(self, cell, rules: list[forbidden.StatedRule]) -> TrustedVerdict:
+    def run_ruled(self, cell, rules: list[perimeter.StatedRule]) -> TrustedVerdict:
         """A test cell whose rule forbids built-ins: run while the kernel refuses them (autograder/shipped/refusal.py).
 
         Whatever route the learner's code takes to a refused built-in (a stash on an object, another

@@ -23,7 +23,7 @@ try:  # the table the notebook's own self_check() prints; in the student bundle 
 except ImportError:  # pragma: no cover - the bundle (run even as python -I, which leaves this folder off sys.path)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workbook import render_table  # type: ignore[import-not-found,no-redef]  # the bundle's copy
-from autograder.checks import forbidden  # the grader's answer scan (the bundle carries its three files)
+from autograder.checks import perimeter  # the grader's answer scan (the bundle carries its files)
 
 CALLS_CHECK = re.compile(r"\bcheck\.(close|equal|true|raises)\(")
 
@@ -86,7 +86,7 @@ def rule_finding(nb, cell) -> str:
     A test cell stating a rule (`check.forbidden(...)`) is judged as grading judges it: the refusal
     ran in the notebook (workbook.Check.forbidden), and the answers' source is read here.
     """
-    rules = forbidden.stated_rules(cell.source)
+    rules = perimeter.stated_rules(cell.source)
     if not rules:
         return ""
     sources = {
@@ -94,7 +94,7 @@ def rule_finding(nb, cell) -> str:
     }
     given = [c.source for c in nb.cells if c.cell_type == "code" and not _nbgrader(c).get("solution")]
     for rule in rules:
-        counted = forbidden.scan(sources, rule.names, rule.cells, given)
+        counted = perimeter.scan(sources, rule.names, rule.cells, given)
         if counted:
             return f"{rule.message} ({counted[0]})"
     return ""

@@ -68,11 +68,10 @@ KIT = {
     "README.md": paths.ROOT / "autograder" / "kit" / "README.md",
     "requirements.txt": paths.ROOT / "requirements-learner.txt",
     "self_check.py": paths.ROOT / "autograder" / "checks" / "selfcheck.py",
-    # the answer scan self_check.py runs, as the grader does (autograder.checks.forbidden and what it reads)
+    # the answer scan self_check.py runs, as the grader does (autograder.checks.perimeter and what it reads)
     "autograder/__init__.py": paths.ROOT / "autograder" / "kit" / "scan_package.py",
     "autograder/checks/__init__.py": paths.ROOT / "autograder" / "kit" / "scan_package.py",
-    "autograder/checks/forbidden.py": paths.ROOT / "autograder" / "checks" / "forbidden.py",
-    "autograder/checks/allowlist.py": paths.ROOT / "autograder" / "checks" / "allowlist.py",
+    "autograder/checks/perimeter.py": paths.ROOT / "autograder" / "checks" / "perimeter.py",
     "autograder/checks/pysource.py": paths.ROOT / "autograder" / "checks" / "pysource.py",
 }
 

@@ -1,6 +1,6 @@
 """Run by a learner's kernel as it starts, under grading: nothing an answer may name leads to the kernel.
 
-The forbidden-built-in scan (autograder.checks.forbidden) lets an answer use what the allow-list
+The forbidden-built-in scan (autograder.checks.perimeter) lets an answer use what the allow-list
 names, and read public attributes of the objects it gets. Two of those objects are live parts of
 the kernel in a plain ipykernel: sys.stdout and sys.stderr (ipykernel's OutStream, whose
 `.session.parent.kernel.shell` evaluates strings), and a notebook tqdm (its widget's `.comm`

@@ -19,7 +19,7 @@ Every refusal is recorded. The controller is published once, as `sys.modules["_w
 for the servant to claim when the grader starts it (autograder.shipped.servant.open_channel);
 claiming removes it, so a second claim (a learner's, or a planted fake's) finds nothing. Answer
 code cannot name any of it without a private name, `sys.modules`, `gc` or a closure, which the
-answer scan (autograder.checks.forbidden) reports. The kernel runs this file with `exec` in a
+answer scan (autograder.checks.perimeter) reports. The kernel runs this file with `exec` in a
 namespace of its own (autograder.kernel.reference.kernel_args): it leaves no name in the learner's.
 
 Learners get the same file as wb_refusal.py beside workbook.py (release copies it): there

@@ -1,9 +1,10 @@
 """A helper process started before the rule is armed: a DataLoader's persistent worker (a copy of the kernel
 forked in the answer cell, its refusal never armed) computes attention with PyTorch's own module for the
 kernel while the rule's checks run, forward and backward. Public torch.utils.data names only: the sampler
-hands each request to the worker, which answers through the loader."""
+hands each request to the worker, which answers through the loader. The sandbox gives multiprocessing no
+semaphore (no shared /dev/shm), so the worker never starts; had it started, the grader would find it beside the
+kernel when it arms the rule (helper_fork_copy.py shows that)."""
 # withheld: test_dtype_grad
-# flag: processes beside the kernel
 # %% answer sdpa
 from torch.utils.data import DataLoader, Dataset, Sampler
 

@@ -1,24 +1,24 @@
-"""Forbidden built-ins: what the answer cells' source shows, judged in the grader's process.
+"""The perimeter of a "write it yourself" rule: what reading the answers' source judges, in the grader's process.
 
-A notebook's rule (`check.forbidden(key, names, message, cells=[...])` in a test cell) is held
-by the learner's kernel: while the rule's checks run, the built-ins it forbids refuse to run
-there (autograder/shipped/refusal.py), by whatever route the code reaches them. What reading
-source still judges fairly is kept here:
+A notebook's rule is data in its test cell's metadata (`cell_rules`: the names it forbids, the answer
+cells it covers, its message), as nbgrader declares grade_id and points. It is held by the job, not by
+reading source: while the rule's checks run the kernel refuses the forbidden computation by family
+(autograder/shipped/refusal.py), no program can start in the kernel (the no-exec seccomp filter) and
+no process of the learner's may run beside it (the harness looks from outside before arming and after).
+Reading source keeps only what no honest answer needs, as typed findings (`Finding`, `Kind`):
 
-- inside the rule's cells (and the cells defining a name they use), the rule's own names
-  (F.scaled_dot_product_attention, nn.LayerNorm, ...), resolved to their dotted paths through
-  imports and aliases (`import torch.nn.functional as G`, `from torch import nn`, `H = G`);
-- anywhere, the ways around the kernel's refusal or to the grader: private `_` names of other
-  objects, `__x__` attributes beyond the plain protocol ones, frame and code attributes,
-  getattr & co. with computed names, eval/exec/compile/open/vars and their kin, modules off
-  autograder.checks.allowlist.ANSWER_MODULES (os, subprocess, importlib, pickle, gc, ctypes,
-  inspect, types, ...) and the REFUSED paths of listed ones (torch.library, torch.ops, torch.jit,
-  torch.load, ...), modules passed around as values, star imports, IPython's history, patching
-  a library, defining PyTorch's hooks.
+- PERIMETER, counted against every rule of the notebook wherever it is: private `_` names of other
+  objects, `__x__` attributes beyond the plain protocol ones, frame and code attributes, getattr & co.
+  with a name that cannot be known (a loop over literal strings can), eval/exec/compile/open/vars and
+  their kin, modules off ANSWER_MODULES (os, subprocess, importlib, pickle, gc, ctypes, inspect, ...)
+  and the REFUSED paths of listed ones (torch.library, torch.ops, torch.export, torch.jit, torch.load,
+  sys.modules, ...) by name or as the same object re-exported, modules passed around as values, star
+  imports, IPython's history, patching a library, defining PyTorch's hooks.
+- RULE_NAME, counted against the rule only in its cells (and the cells defining or changing a name they
+  use, a list root `[fn][0].x = ...` included): the rule's own names, resolved through imports and aliases.
 
-Every other public name of torch, numpy and the listed standard-library modules is allowed,
-type hints and protocol methods (`key=lengths.__getitem__`) included. A finding counts only
-against the rules whose cells hold it (judge); one elsewhere is a flag for the instructor.
+Everything else an answer writes is no finding at all: @functools.wraps(fn), dataclasses, `match`,
+`__repr__` with `self.__class__.__name__`, getattr(module, f"{name}_proj") over a literal tuple.
 """
 
 from __future__ import annotations
@@ -38,25 +38,130 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from autograder.checks import pysource
-from autograder.checks.allowlist import (
-    ANSWER_MODULES,
-    BUILTIN_CALLS,
-    BUILTIN_VALUES,
-    CALL_ONLY,
-    DEFAULT_GIVEN,
-    DUNDER_ATTRIBUTES,
-    DUNDER_METHODS,
-    DUNDER_NAMES,
-    EXCEPTION_OBJECTS,
-    FRAME_ATTRIBUTES,
-    IPYTHON_NAMES,
-    MODULE_DUNDERS,
-    REFUSED,
-    REFUSED_ATTRIBUTES,
-    REFUSED_BUT,
-    SYS_NAMES,
-    TORCH_HOOKS,
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+BUILTIN_VALUES = _names(
+    """
+    dir memoryview
+    abs all any ascii bin bool bytearray bytes callable chr complex dict divmod enumerate filter float format
+    frozenset hash hex int iter len list map max min next object oct ord pow print range repr reversed round
+    set slice sorted str sum tuple zip property staticmethod classmethod type aiter anext id
+    None True False Ellipsis NotImplemented
+    """
 )
+"""Built-ins an answer may call, pass or store (exception classes too: any BaseException subclass)."""
+
+BUILTIN_CALLS = BUILTIN_VALUES | _names("isinstance issubclass super hasattr getattr setattr")
+"""Built-ins an answer may call; getattr, hasattr and setattr only with a literal attribute name."""
+
+DUNDER_ATTRIBUTES = _names("__init__ __name__ __qualname__ __doc__ __class__")
+"""The only `__x__` attributes an answer may read (super().__init__, type(x).__name__, ...)."""
+
+MODULE_DUNDERS = _names("__version__ __name__ __doc__")
+"""The only `__x__` attributes of a module an answer may read (strings: print(torch.__version__))."""
+
+DUNDER_METHODS = _names(
+    """
+    __init__ __post_init__ __call__ __repr__ __str__ __len__ __iter__ __next__ __getitem__ __setitem__
+    __contains__ __enter__ __exit__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__
+    __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __matmul__ __rmatmul__ __truediv__ __neg__
+    """
+)
+"""The special methods an answer's class may define: not __getattr__, __set_name__, __init_subclass__,
+__class_getitem__, descriptors, ... (library code calls those with names or objects it chooses)."""
+
+DUNDER_NAMES = _names("__name__ __debug__ __slots__ __all__ __hash__ __doc__")
+"""The only bare `__x__` names an answer may use (not __builtins__, __import__, __loader__, ...)."""
+
+FRAME_ATTRIBUTES = _names(
+    """
+    gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await cr_origin ag_frame ag_code ag_await
+    f_globals f_locals f_builtins f_back f_code f_trace tb_frame tb_next
+    co_code co_consts co_names co_varnames co_filename func_globals
+    ctypes cffi mro
+    """
+)
+"""Frame, code, traceback and raw-memory attributes (a generator's frame, an array's ctypes, a class's mro):
+ways to the namespaces or to memory from an ordinary object. Never an answer's own attribute."""
+
+CALL_ONLY = _names("copy.deepcopy")
+"""Allowed names that may only be called directly, never passed or stored: their arguments are judged
+(deepcopy's memo is a finding: it holds the copies' insides)."""
+
+EXCEPTION_OBJECTS = _names("obj")
+"""Attributes by which an exception hands back an object (AttributeError.obj: whatever a failed lookup
+was on, such as a name some library resolved from a string): a finding unless read as self.obj."""
+
+TORCH_HOOKS = _names("__torch_function__ __torch_dispatch__")
+"""Methods PyTorch calls with its own functions (forbidden ones too): an answer may not define them."""
+
+IPYTHON_NAMES = r"_+|_\d+|_i+|_i\d+|_[iod]h|In|Out|get_ipython|exit|quit"
+"""IPython's history and shell (a regular expression): earlier outputs can hold any object."""
+
+DEFAULT_GIVEN = """
+import math, os, random, re, sys, tempfile, time, warnings, contextlib, weakref, urllib.request
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from collections import defaultdict
+from tqdm.auto import tqdm
+from workbook import GRADING, Check, calls_to, count_parameters, heatmap, pick_device, scaled, seed_everything
+"""
+"""What the notebooks' own cells bind for the answers, assumed whatever the notebook's cells say."""
+
+
+# --- The modules: every public name of these is allowed unless REFUSED says otherwise ---------------------
+# tests/test_decided_api.py fails on a name of the installed PyTorch, NumPy or Python that
+# tests/decided_api.json does not hold, with why it is allowed (tests/decided_reasons.py).
+
+ANSWER_MODULES = _names(
+    """
+    torch numpy math cmath random re heapq bisect operator numbers enum abc collections typing functools
+    itertools dataclasses copy fractions decimal statistics string textwrap time warnings logging json
+    pprint struct array hashlib base64 difflib graphlib datetime calendar unicodedata keyword queue
+    contextlib weakref sys matplotlib tqdm workbook __future__
+    """
+)
+"""The modules an answer may import, with their public submodules (less REFUSED). Every other module
+(os, subprocess, importlib, pickle, gc, ctypes, inspect, types, threading, IPython, ...) can start a
+process, run a string, read memory or a namespace: it could undo the refusal or reach the grader."""
+
+REFUSED = _names(
+    """
+    torch.ops torch.library torch.overrides torch.compile torch.compiler torch.fx torch.jit torch.package
+    torch.hub torch.load torch.serialization torch.from_file torch.multiprocessing torch.distributed torch.export torch.classes
+    torch.onnx torch.utils.cpp_extension torch.utils.benchmark torch.utils.model_zoo torch.utils.collect_env
+    torch.utils.bottleneck torch.utils.jit torch.utils.mobile_optimizer torch.utils.bundled_inputs
+    torch.cuda.jiterator torch.sym_eval
+    numpy.load numpy.conftest numpy.ctypeslib numpy.f2py numpy.distutils numpy.lib.format
+    numpy.testing.extbuild
+    functools.update_wrapper operator.attrgetter operator.methodcaller
+    typing.get_type_hints typing.ForwardRef dataclasses.make_dataclass
+    logging.currentframe logging.config logging.handlers logging.setLogRecordFactory logging.setLoggerClass
+    string.Formatter
+    """
+)
+"""Dotted paths an answer may not reach (a path below one is refused too): they compile or run
+strings (torch.jit, torch.fx, torch.utils.benchmark's statements, dataclasses' field names,
+typing's string annotations, string.Formatter's field names), load pickles or native code (torch.load and torch.serialization, numpy.load, torch.ops,
+cpp_extension, ctypeslib), register kernels or modes over the refusal (torch.library,
+torch.overrides), start processes (torch.multiprocessing, torch.distributed), read attributes by
+computed names (attrgetter, methodcaller, wraps/update_wrapper), or reach frames (logging.currentframe)."""
+
+REFUSED_BUT = _names("torch.jit.is_scripting torch.jit.is_tracing torch.jit.annotate")
+"""Names below a refused path that are plain (TorchScript's guards, assert_close): allowed."""
+
+SYS_NAMES = _names("stdout stderr maxsize float_info version version_info byteorder")
+"""sys is refused but for these (its modules, path, frames, hooks and limits lead anywhere)."""
+
+REFUSED_ATTRIBUTES = _names("compile")
+"""Attributes of objects the scan cannot name that are refused (nn.Module.compile is torch.compile)."""
 
 MODULE = "<module>"
 """The global scope, one for all answer cells and the notebook's own cells (they share a kernel)."""
@@ -96,6 +201,38 @@ def _loaded(root: str) -> bool:
     except Exception:  # noqa: BLE001 - not installed here: nothing of it is a module
         return False
     return True
+
+
+def _resolve(path: str) -> object | None:
+    """The object at a dotted path, read through modules' own dictionaries only (nothing run), or None."""
+    parts = path.split(".")
+    if not _loaded(parts[0]):
+        return None
+    obj: object = sys.modules.get(parts[0])
+    for part in parts[1:]:
+        if not isinstance(obj, types.ModuleType):
+            return None
+        obj = sys.modules.get(f"{obj.__name__}.{part}") or vars(obj).get(part)
+    return obj
+
+
+@functools.cache
+def _refused_objects() -> dict[int, str]:
+    """id -> path of every object a REFUSED member path names (a module's re-export is the same object)."""
+    found = {}
+    for path in REFUSED:
+        obj = _resolve(path)
+        if obj is not None and not isinstance(obj, types.ModuleType):
+            found[id(obj)] = path
+    return found
+
+
+def same_as(path: str, targets: frozenset[str]) -> bool:
+    """Whether the dotted path names the very object one of the targets names (contextlib.wraps is functools.wraps)."""
+    if path in targets:
+        return True
+    obj = _resolve(path)
+    return obj is not None and any(obj is _resolve(t) for t in targets)
 
 
 @functools.cache
@@ -142,7 +279,7 @@ class Rule:
         there = f"{module}.{name}"
         if name in self.names:
             return "forbidden"
-        if refused(there):
+        if refused(there) or id(_resolve(there)) in _refused_objects():
             return "refused"
         return "module" if is_module(there) else "allowed"
 
@@ -594,7 +731,7 @@ class _Judge:
             return [f"reads the method .{method} off its class (called so, its self is any object)"]
         if isinstance(root, ast.Name) and self.program.paths(root.id, scopes):
             paths = sorted(self.program.paths(root.id, scopes))
-            if any(".".join([p, *attrs]) in PLAIN_CALL_ONLY for p in paths):
+            if any(same_as(".".join([p, *attrs]), PLAIN_CALL_ONLY) for p in paths):
                 return [self._plain_call(node, ".".join([paths[0], *attrs]), position)]
             return [self._path([*p.split("."), *attrs], position) for p in paths]
         found = [self._name(root, scopes, position if not attrs else "value")] if isinstance(root, ast.Name) else []
@@ -924,6 +1061,22 @@ class StatedRule:
     names: list[str]
     cells: list[str] | None
     message: str
+
+
+RULES_KEY = "workbook"
+"""The test cell's metadata key holding its rules: {"rules": [{"forbids": [...], "cells": [...], "message": "..."}]},
+declared as nbgrader declares grade_id and points (tests/test_perimeter.py: it agrees with the cell's
+check.forbidden, which runs the same rule in the learner's own notebook)."""
+
+
+def cell_rules(cell: dict) -> list[StatedRule]:
+    """The rules a test cell declares in its metadata (none: a cell without a rule)."""
+    declared = cell.get("metadata", {}).get(RULES_KEY, {}).get("rules", [])
+    return [
+        StatedRule([str(n) for n in r["forbids"]], None if r.get("cells") is None else [str(c) for c in r["cells"]],
+                   str(r.get("message", "a built-in the rule forbids")))
+        for r in declared
+    ]  # fmt: skip
 
 
 def stated_rules(source: str) -> list[StatedRule]:
