@@ -19,7 +19,7 @@ Every refusal is recorded. The controller is published once, as `sys.modules["_w
 for the servant to claim when the grader starts it (autograder.shipped.servant.open_channel);
 claiming removes it, so a second claim (a learner's, or a planted fake's) finds nothing. Answer
 code cannot name any of it without a private name, `sys.modules`, `gc` or a closure, which the
-answer scan (autograder.checks.forbidden) reports. The kernel runs this file with `exec` in a
+answer scan (autograder.checks.perimeter) reports. The kernel runs this file with `exec` in a
 namespace of its own (autograder.kernel.reference.kernel_args): it leaves no name in the learner's.
 
 Learners get the same file as wb_refusal.py beside workbook.py (release copies it): there
@@ -36,8 +36,8 @@ import warnings
 OPERATORS = {
     "attention": r"scaled_dot_product|multi_head_attention|flash_attention|efficient_attention"
     r"|transformer_encoder_layer|triton_scaled_dot",
-    "layer_norm": r"layer_norm|batch_norm|group_norm|instance_norm",
-    "rms_norm": r"rms_norm",
+    "layer_norm": r"layer_norm|batch_norm|group_norm|instance_norm|renorm|weight_norm|norm_except_dim",
+    "rms_norm": r"rms_norm|renorm|weight_norm|norm_except_dim",
     "adam": r"fused_adam",
     "clip": r"(?!)",  # written in Python only
     "process": r"(?!)",
@@ -52,11 +52,16 @@ COMPOSITES = {
         ("torch.nn.attention.flex_attention", "flex_attention"),
         ("torch.nn.attention.flex_attention", "flex_attention_hop"),  # the higher-order op it calls
     ],
-    "layer_norm": [],
-    "rms_norm": [],
+    "layer_norm": [  # a vector scaled to unit norm, or divided by its local energy, is the normalisation itself
+        ("torch.nn.functional", "normalize"),
+        ("torch.nn.functional", "local_response_norm"),
+        ("torch.nn.modules.normalization", "CrossMapLRN2d.forward"),
+    ],
+    "rms_norm": [("torch.nn.functional", "normalize")],  # times sqrt(D), with an eps column: RMSNorm
     "adam": [
         ("torch.optim.adam", "Adam.step"),
         ("torch.optim.adamw", "AdamW.step"),
+        ("torch.optim.sparse_adam", "SparseAdam.step"),  # on grad.to_sparse(), with eps rescaled: Adam
         ("torch.optim.adam", "adam"),
         ("torch.optim.adamw", "adamw"),
     ],
@@ -107,6 +112,9 @@ FAMILY_OF = {
     "adam": "adam",
     "_fused_adamw_": "adam",
     "_fused_adam_": "adam",
+    "normalize": "layer_norm",
+    "local_response_norm": "layer_norm",
+    "SparseAdam": "adam",
     "clip_grad_norm_": "clip",
     "clip_grad_norm": "clip",
     "clip_grads_with_norm_": "clip",

@@ -86,7 +86,7 @@ Scanner = Callable[[list[str], list[str] | None], list[str]]
 class GraderHooks:
     """Grader only: what the checks reach through the grader (the answer cells' source, the learner's kernel)."""
 
-    scanner: Scanner  # Check.forbidden: what the answer cells use (autograder.checks.forbidden.scan)
+    scanner: Scanner  # Check.forbidden: what the answer cells use (autograder.checks.perimeter.scan)
     mutations: Callable[[], int]  # Check.untouched: how many of the grader's calls found an input changed
     kernel_copier: Callable[[Any], Any]  # kernel_copy: a check's module put into the learner's kernel
     memory_budget: Callable[[Callable[[], Any], int], bool]  # fits_in_memory: measured on the kernel, by the OS
@@ -337,7 +337,7 @@ class Check:
 
         Graded, the kernel refuses them during every call of the test cell holding the rule, and the
         answer cells `cells` (grade ids; None: all) are read for ways around it
-        (autograder.checks.forbidden). In a notebook, `probe()` runs with the same refusal, made
+        (autograder.checks.perimeter). In a notebook, `probe()` runs with the same refusal, made
         here from wb_refusal.py beside this file; without that file only grading checks the rule.
         """
         context = _CONTEXT.get()
