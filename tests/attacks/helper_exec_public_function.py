@@ -1,8 +1,8 @@
 """A helper program started by a public function of an allowed module (matplotlib.testing's
 subprocess_run_for_testing), its program a string the scan never reads, its Python pointed by PYTHONPATH at a
 sitecustomize.py written with ndarray.tofile: it detaches and serves the forbidden built-in over files in /tmp
-while the rule's checks run. The kernel may start no program at all (seccomp: execve refused)."""
-# withheld: test_dtype_grad
+while the rule's checks run. The kernel may start no program at all (seccomp: execve refused), so the helper
+never runs and the zero answers it starts from earn nothing."""
 # %% answer sdpa
 import time
 
