@@ -31,9 +31,11 @@ while True:
 np.frombuffer(b"import wb_helper\n", dtype=np.uint8).tofile("/tmp/sitecustomize.py")
 np.frombuffer(PROGRAM.encode(), dtype=np.uint8).tofile("/tmp/wb_helper.py")
 try:
-    subprocess_run_for_testing(["python3", "-c", "pass"], env={"PYTHONPATH": "/tmp"}, timeout=20)
-except Exception:  # noqa: BLE001 - no helper: the answer below earns nothing
-    pass
+    ran = subprocess_run_for_testing(["python3", "-c", "print('ran')"], env={"PYTHONPATH": "/tmp"}, timeout=20,
+                                     capture_output=True)
+    print("ESCAPED: a program ran beside the kernel", ran.stdout)
+except Exception as exc:  # noqa: BLE001 - no helper: the answer below earns nothing
+    print("no program may start:", type(exc).__name__, exc)
 
 
 def scaled_dot_product_attention(q, k, v, mask=None):
