@@ -24,6 +24,19 @@ from autograder.run import grade
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 ATTACKS = attack_files()
+
+
+def notebook_of(path: Path) -> str:
+    """The notebook an attack targets: 01 unless its `# notebook:` header names another."""
+    return header(path, "notebook") or NB01
+
+
+def honest_of(name: str) -> str:
+    """The honest learner the attacks on a notebook are compared with."""
+    return "honest" if name == NB01 else f"honest-{name[:2]}"
+
+
+OTHER_NOTEBOOKS = sorted({notebook_of(p) for p in ATTACKS} - {NB01})
 INJECTED_TAG = re.compile(r"<[^<>]*INJECTED")  # escaped text reads &lt;…INJECTED: never inside a tag
 HOST_MARKERS = [Path("/work/pwned"), Path("/tmp/pwned-host")]
 SENTINEL = Path(f"/tmp/wb-host-sentinel-{os.getuid()}")  # a host file plant_exchange_links points its links at
@@ -46,16 +59,20 @@ def attacked(tmp_path_factory):
     SENTINEL.write_text(SENTINEL_TEXT)
     SENTINEL.chmod(0o600)
     for path in ATTACKS:
-        nb = make_submission(NB01, path, defaults=ZERO_ANSWERS)
+        name = notebook_of(path)  # another notebook's attack starts from the reference: only its rule is at stake
+        nb = make_submission(name, path, defaults=ZERO_ANSWERS if name == NB01 else None)
         for cell in nb.cells:  # the census (reach_the_kernel.py) is given what the scan allows and refuses
             cell.source = cell.source.replace('"__WB_PLAN__"', json.dumps(json.dumps(census_plan())))
         how = header(path, "tamper")
         nb = tamper(nb, how) if how else nb
         (subs / path.stem.replace("_", "-")).mkdir()
-        nbformat.write(nb, subs / path.stem.replace("_", "-") / f"{NB01}.ipynb")
+        nbformat.write(nb, subs / path.stem.replace("_", "-") / f"{name}.ipynb")
     for student, defaults in (("honest", None), ("zeros", ZERO_ANSWERS)):
         (subs / student).mkdir()
         nbformat.write(make_submission(NB01, None, defaults=defaults), subs / student / f"{NB01}.ipynb")
+    for name in OTHER_NOTEBOOKS:  # the honest learner of each other notebook an attack targets
+        (subs / honest_of(name)).mkdir()
+        nbformat.write(make_submission(name, None), subs / honest_of(name) / f"{name}.ipynb")
     out = tmp_path_factory.mktemp("attack-results")
     listener = socket.socket()  # a real service on the host's loopback for the network attack to find
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -81,9 +98,9 @@ def census_plan() -> dict:
     return {"allowed": {m: sorted(names) for m, names in CENSUS.items()}, "refused": sorted(FRAME_ATTRIBUTES)}
 
 
-def _outputs(out: Path, student: str) -> str:
+def _outputs(out: Path, student: str, name: str = NB01) -> str:
     """Everything the graded notebook printed (outputs only, not the attack's own source)."""
-    path = out / ".state" / student / f"{NB01}.ipynb"
+    path = out / ".state" / student / f"{name}.ipynb"
     if not path.exists():
         return ""
     cells = nbformat.read(path, as_version=4).cells
@@ -93,18 +110,20 @@ def _outputs(out: Path, student: str) -> str:
 @pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
 def test_attack_gains_nothing(attacked, path):
     results, out = attacked
-    result = results[path.stem.replace("_", "-")]
+    result, name = results[path.stem.replace("_", "-")], notebook_of(path)
+    honest = results[honest_of(name)]
     withheld = header(path, "withheld")
+    assert withheld or name == NB01, f"{path.stem}: an attack on {name} starts from the reference: name its rule"
     if withheld:  # a forbidden built-in gives right outputs: the rule's points are withheld, and it is flagged
         by_name = {t.name: t for t in result.tests}
         assert by_name[withheld].score == 0, by_name[withheld]
         assert any("forbidden" in f for f in result.flags), result.flags
-        assert result.score <= results["honest"].max_score - by_name[withheld].max_score
+        assert result.score <= honest.max_score - by_name[withheld].max_score
     else:
         assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
-    assert result.max_score == results["honest"].max_score
+    assert result.max_score == honest.max_score
     flag = header(path, "flag")
-    text = _outputs(out, result.student_id)
+    text = _outputs(out, result.student_id, name)
     if flag == "memory limit" and sandbox.cgroup_tree("memory") is None:
         # no memory cgroup (rootless): RLIMIT_AS refuses the allocation instead of killing the kernel
         assert "memory refused after" in text, "the allocation was not refused"
@@ -113,7 +132,7 @@ def test_attack_gains_nothing(attacked, path):
         assert flag.lower() in notes.lower(), f"expected a flag mentioning {flag!r}: {notes}"
     for marker in ("READABLE", "WROTE", "CONNECTED", "ESCAPED"):
         assert marker not in text, f"{path.stem}: the sandbox let it through ({marker})"
-    page = out / "feedback" / result.student_id / f"{NB01}.html"
+    page = out / "feedback" / result.student_id / f"{name}.html"
     if page.exists():
         assert not INJECTED_TAG.search(page.read_text(encoding="utf-8")), f"{path.stem}: markup became a tag"
 
@@ -163,7 +182,8 @@ def test_batch_survives_and_honest_learner_unaffected(attacked):
     results, _ = attacked
     assert results["honest"].score == results["honest"].auto_max > 0
     assert results["zeros"].score == 0
-    assert len(results) == len(ATTACKS) + 2
+    assert len(results) == len(ATTACKS) + 2 + len(OTHER_NOTEBOOKS)
+    assert all(results[honest_of(n)].score == results[honest_of(n)].auto_max > 0 for n in OTHER_NOTEBOOKS)
     for marker in HOST_MARKERS:
         assert not marker.exists(), f"{marker} was written from inside the sandbox"
     assert SENTINEL.read_text() == SENTINEL_TEXT and SENTINEL.stat().st_mode & 0o777 == 0o600, "a host file changed"

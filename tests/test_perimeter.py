@@ -500,3 +500,21 @@ def test_each_rule_is_data_in_its_test_cell_and_agrees_with_its_check(name):
         if answers.is_test(cell):
             declared = [(r.names, r.cells, r.message) for r in perimeter.cell_rules(cell)]
             assert declared == [(r.names, r.cells, r.message) for r in forbidden_rules(cell.source)], (name, cell.id)
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        "import os\npid = os.fork()\n",  # a copy of the kernel, started before the rule is armed
+        "program = torch.export.export(model, (x,)).run_decompositions()\n",  # the built-in decomposed, unrefused
+        "torch.library.Library.impl = lambda self, *a, **k: None\n",  # no refusing kernel registered
+        "import sys\nsys.modules['_wb_refusal'] = fake\n",  # a fake controller claimed instead of the real one
+        "import types\nfake = types.ModuleType('_wb_refusal')\n",
+    ],
+)
+def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
+    """The routes that kept a rule's points from outside its cells (03, 05, 08, 09) are perimeter findings there."""
+    names, cells = RULE_03
+    found = perimeter.findings({"copy_weights": route}, names, cells)
+    assert found and all(f.kind is perimeter.Kind.PERIMETER for f in found), found
+    assert perimeter.scan({"copy_weights": route}, names, cells), "a perimeter finding must count"
