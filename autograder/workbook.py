@@ -17,6 +17,7 @@ import hashlib
 import os
 import random
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -34,6 +35,10 @@ GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
 """True when the autograder runs the notebook: training cells use a small configuration."""
 
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+
+# Without ipywidgets (requirements-learner.txt lists it) tqdm.auto falls back to its text bar,
+# which is all a training loop needs: its TqdmWarning would only alarm a learner.
+warnings.filterwarnings("ignore", message="IProgress not found")
 
 
 def pick_device() -> torch.device:
@@ -76,6 +81,40 @@ def to_numpy(value: Any) -> np.ndarray:
 
 class CheckFailure(AssertionError):
     """A check that failed: its message says what is wrong, never the answer."""
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's traceback of a failed check: the notebook's lines that led to it, then the message.
+
+        The frames of this file (how a check fails) and of IPython itself are left out: what a
+        learner needs is their line and what is wrong, not the helper's machinery.
+        """
+        try:
+            return _notebook_traceback(self)
+        except Exception:  # noqa: BLE001 - a traceback must never fail: the message alone then
+            return [f"{type(self).__name__}: {self}"]
+
+
+def _kept_frames(tb: Any) -> list[Any]:
+    """The traceback entries of `tb` outside this file and outside IPython's own package."""
+    here = os.path.abspath(__file__)
+    kept = []
+    while tb is not None:
+        name = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if name != here and f"{os.sep}IPython{os.sep}" not in name:
+            kept.append(tb)
+        tb = tb.tb_next
+    return kept
+
+
+def _notebook_traceback(error: BaseException) -> list[str]:
+    """The structured traceback IPython would show for `error`, through the kept frames only."""
+    import types
+
+    chain = None
+    for entry in reversed(_kept_frames(error.__traceback__)):
+        chain = types.TracebackType(chain, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821 - only IPython asks for this
+    return shell.InteractiveTB.structured_traceback(type(error), error, chain, tb_offset=0)
 
 
 Scanner = Callable[[list[str], list[str] | None], list[str]]
@@ -186,15 +225,18 @@ def _watch_cells() -> None:
         shell.events.register("post_run_cell", _after_cell)
 
 
-def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
-    """The self-check table: (part, status, message, points or None) rows, then an honest total."""
+def render_table(parts: list[tuple[str, str, str, float | None]], every_check_ran: bool = False) -> str:
+    """The self-check table: (part, status, message, points or None) rows, then an honest total.
+
+    every_check_ran: the self-study edition, where the checks a course keeps hidden ran too.
+    """
     marks = {"passed": "✓", "failed": "✗", "hidden": "·", "running": "?", "written": "✎", "not run": "–"}
     lines = [f"{'part':<32} {'points':>6}  result"]
     for name, status, message, points in parts:
         shown = "" if points is None else f"{points:g}"
         note = {
             "hidden": " (checked by hidden tests when graded)",
-            "written": " (graded by a person)",
+            "written": " (compare with study.answer)" if every_check_ran else " (graded by a person)",
             "not run": " (run its cell first)",
         }.get(status, "")
         lines.append(f"{name:<32} {shown:>6}  {marks[status]} {status}{note}")
@@ -202,32 +244,41 @@ def render_table(parts: list[tuple[str, str, str, float | None]]) -> str:
             lines.append(f"    {message}")
     done = [p for p in parts if p[1] in ("passed", "failed")]
     passed = sum(p[1] == "passed" for p in done)
-    lines.append(
-        f"\nVisible tests passed: {passed} / {len(done)} parts. "
-        "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded."
-    )
+    if every_check_ran:
+        lines.append(
+            f"\nTests passed: {passed} / {len(done)} parts. Every check ran here, "
+            "the full ones included: nothing is left to check later."
+        )
+    else:
+        lines.append(
+            f"\nVisible tests passed: {passed} / {len(done)} parts. "
+            "Hidden tests will check more (other shapes, dtypes, masks, gradients) when you are graded."
+        )
     return "\n".join(lines)
 
 
-def self_check(points: dict[str, float] | None = None, written: list[str] | tuple[str, ...] = ()) -> None:
+def self_check(
+    points: dict[str, float] | None = None, written: list[str] | tuple[str, ...] = (), every_check_ran: bool = False
+) -> None:
     """Print the table `python -m autograder check` prints: every graded part, its points and result.
 
     points: each test and written question of the notebook (grade_id -> points, in order), as the
-    notebook's self-check cell passes them; written: those a person grades.
+    notebook's self-check cell passes them; written: those a person grades; every_check_ran: the
+    self-study edition's call (its test cells ran the full checks).
     """
     recorded = _CONTEXT.get().parts
     if not recorded:
         print("No test has run yet: run the notebook's cells first (Run > Run All Cells).")
         return
     if points is None:
-        print(render_table([(n, p["status"], p["message"], None) for n, p in recorded.items()]))
+        print(render_table([(n, p["status"], p["message"], None) for n, p in recorded.items()], every_check_ran))
         return
     rows: list[tuple[str, str, str, float | None]] = []
     for name, value in points.items():
         part = recorded.get(name, {"status": "not run", "message": ""})
         status = "written" if name in written else part["status"]
         rows.append((name, str(status), str(part["message"]), float(value)))
-    print(render_table(rows))
+    print(render_table(rows, every_check_ran))
 
 
 class Check:

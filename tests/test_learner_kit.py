@@ -15,7 +15,7 @@ from conftest import ROOT
 from support import make_submission
 
 NB01 = "01_scaled_dot_product_attention"
-LEARNER = {"torch", "numpy", "matplotlib", "jupyterlab", "ipykernel", "tqdm"}  # tqdm: notebooks 05-07 import it
+LEARNER = {"torch", "numpy", "matplotlib", "jupyterlab", "ipykernel", "tqdm", "ipywidgets"}  # ipywidgets: tqdm's bar
 
 
 def _requirements(name: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
@@ -171,3 +172,172 @@ def test_colab_run_all_in_an_empty_folder_with_the_fetch_served_locally(tmp_path
     for helper in ("workbook.py", "wb_refusal.py", "study.py", "study_data.json"):
         assert (tmp_path / helper).read_bytes() == (paths.SELF_STUDY / helper).read_bytes(), helper
     assert "Reference answer of attention_numpy" in _text(nb.cells[-1])
+
+
+# --- issue 66: answers opened by the tests that call a part, progress kept, written and exercise answers ---
+
+
+def _mapping(name: str) -> dict[str, list[str]]:
+    return selfstudy.stub_tests(nbformat.read(paths.source_notebook(name), as_version=4))
+
+
+def test_a_part_opens_with_the_tests_that_call_it_not_the_tests_after_it():
+    masks, positions = _mapping("02_masks"), _mapping("04_positional_encoding")
+    assert "test_pad_invariance" not in masks["merge_masks"]  # it sits after merge_masks but never calls it
+    assert "test_merge_masks" in masks["merge_masks"] and "test_nan_trap" in masks["merge_masks"]
+    assert "test_pad_invariance" in masks["key_padding_mask"]  # it calls key_padding_mask, far above it
+    assert "test_to_additive_mask" not in masks["causal_mask"]  # causal_mask only builds its input
+    assert positions["learned_pe"] == ["test_learned", "test_extrapolation"]  # not test_d_model_1024
+    assert _mapping("09_language_model")["decoder_block"]  # called only through LanguageModel: its tests
+
+
+def _cell(kind: str, source: str, grade_id: str | None = None) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    if kind != "plain":
+        solution = kind == "answer"
+        cell.metadata["nbgrader"] = {"grade_id": grade_id, "grade": not solution, "solution": solution, "points": 1}
+    return cell
+
+
+def test_which_tests_call_a_part_is_read_from_their_source_and_helpers():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        _cell("answer", "def f(x):\n    return x", "f"),
+        _cell("answer", "def g(x):\n    return f(x)", "g"),
+        _cell("plain", "def helper():\n    return f(1)"),
+        _cell("test", "check = Check('test_g')\ncheck.true('k', g(1) == 1, 'g')", "test_g"),
+        _cell("test", "check = Check('test_h')\ncheck.true('k', helper() == 1, 'h')", "test_h"),
+    ]
+    assert selfstudy.stub_tests(nb) == {"f": ["test_h"], "g": ["test_g"]}
+    nb.cells = nb.cells[:2] + nb.cells[3:4]  # f called only inside g: g's tests open it
+    assert selfstudy.stub_tests(nb) == {"f": ["test_g"], "g": ["test_g"]}
+    nb.cells.insert(0, _cell("answer", "def unused():\n    pass", "unused"))
+    with pytest.raises(ValueError, match="unused"):
+        selfstudy.stub_tests(nb)
+
+
+@pytest.fixture()
+def studying(tmp_path, monkeypatch):
+    """study.py started on 02 in an empty folder, its checks recording into a fresh context (a fresh kernel)."""
+    from autograder import workbook
+
+    shutil.copy(paths.SELF_STUDY / "study_data.json", tmp_path)
+    monkeypatch.setenv(study.SEED_ENV, "fixed")
+    monkeypatch.setitem(sys.modules, "workbook", workbook)
+    with workbook.checking(workbook.CheckContext()) as context:
+        study.start("02_masks", tmp_path)
+        yield tmp_path, context.parts
+
+
+def _pass(parts: dict, *tests: str) -> None:
+    for test in tests:
+        parts[test] = {"status": "passed", "message": "", "asserts": 1}
+
+
+def test_hints_and_answers_show_once_and_return_nothing(studying, capsys):
+    folder, parts = studying
+    assert study.hint("merge_masks") is None
+    _pass(parts, *json.loads((folder / "study_data.json").read_text())["02_masks"]["stubs"]["merge_masks"]["tests"])
+    assert study.answer("merge_masks") is None
+    out = capsys.readouterr().out
+    assert out.count("Hint 1/3 for merge_masks") == 1 and out.count("Reference answer of merge_masks") == 1
+
+
+def test_an_answer_opens_when_its_own_tests_pass_whatever_else_fails(studying, capsys):
+    _, parts = studying
+    parts["test_pad_invariance"] = {"status": "failed", "message": "x", "asserts": 1}
+    with pytest.raises(study.StudyError, match="test_merge_masks"):
+        study.answer("merge_masks")
+    _pass(parts, "test_merge_masks", "test_padding_gets_zero", "test_conventions")
+    with pytest.raises(study.StudyError, match="not yet: test_nan_trap$"):
+        study.answer("merge_masks")
+    _pass(parts, "test_nan_trap")
+    study.answer("merge_masks")
+    assert "def merge_masks" in capsys.readouterr().out
+
+
+def test_progress_survives_a_kernel_restart(studying, capsys):
+    folder, parts = studying
+    study.hint("causal_mask")
+    study.hint("causal_mask")
+    _pass(parts, "test_causal_mask", "test_no_future_leak")
+    study.answer("causal_mask")
+    parts.clear()  # a restart: no test has passed in the new session
+    study._STATE.update(notebook="", key=b"", progress={}, progress_file=None)
+    study._STATE.pop("data")
+    study.start("02_masks", folder)
+    capsys.readouterr()
+    study.hint("causal_mask")
+    study.answer("causal_mask")  # opened before the restart: still open
+    out = capsys.readouterr().out
+    assert "Hint 3/3 for causal_mask" in out and "Reference answer of causal_mask" in out
+    with pytest.raises(study.StudyError, match="test_key_padding_mask"):
+        study.answer("key_padding_mask")  # never opened: still shut
+    saved = json.loads((folder / study.PROGRESS_FILE).read_text())
+    assert saved["02_masks"] == {"hints": {"causal_mask": 3}, "opened": ["causal_mask"]}
+
+
+def test_a_written_question_has_its_model_answer_once_every_test_passed(studying, capsys):
+    folder, parts = studying
+    study.hint("q_cached_mask")  # no tiers for a written question: a note, not an error
+    assert "written question" in capsys.readouterr().out
+    tests = json.loads((folder / "study_data.json").read_text())["02_masks"]["tests"]
+    _pass(parts, *tests[:-1])
+    with pytest.raises(study.StudyError, match=tests[-1]):
+        study.answer("q_cached_mask")
+    _pass(parts, tests[-1])
+    study.answer("q_cached_mask")
+    study.exercise(1)
+    out = capsys.readouterr().out
+    assert "Model answer of q_cached_mask" in out and "How a grader scores it" in out
+    assert "Worked solution of exercise 1" in out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_written_question_and_exercise_has_its_answer_in_the_edition(name):
+    source = nbformat.read(paths.source_notebook(name), as_version=4)
+    entry = json.loads((paths.SELF_STUDY / "study_data.json").read_text())[name]
+    written = answers.written_ids(source)
+    assert sorted(entry["written"]) == sorted(written)
+    for gid in written:
+        text = study.unscramble(entry["written"][gid], name, gid)
+        model = text.split("How a grader scores it:")[0].strip()
+        assert len(model) > 100, f"{name}/{gid}: no model answer"
+    count = selfstudy.exercise_count(source)
+    assert count > 0 and len(entry["exercises"]) == count, f"{name}: worked solutions for {count} exercises"
+    for number, blob in enumerate(entry["exercises"], 1):
+        assert len(study.unscramble(blob, name, f"exercise {number}")) > 80, f"{name}: exercise {number}"
+
+
+def test_worked_solutions_must_match_the_exercises(tmp_path):
+    (tmp_path / "x.exercises.md").write_text("# x\n\n## Exercise 1\n\nOne.\n\n## Exercise 3\n\nThree.\n")
+    with pytest.raises(ValueError, match="Exercise 1' to '## Exercise 2"):
+        selfstudy.load_exercises("x", 2, tmp_path)
+    assert selfstudy.load_exercises("y", 2, tmp_path) == []  # none yet: the edition offers none
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_your_work_speaks_for_the_self_study_edition(name):
+    nb = nbformat.read(paths.SELF_STUDY / f"{name}.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells).lower()
+    assert "hidden tests check more" not in text and "when your notebook is graded" not in text
+    (call,) = [c.source for c in nb.cells if c.source.startswith("from workbook import self_check")]
+    assert call.endswith(", every_check_ran=True)")
+    course = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    assert "every_check_ran" not in "\n".join(c.source for c in course.cells)
+
+
+def test_the_self_study_table_says_every_check_ran():
+    from autograder import workbook
+
+    rows = [("test_a", "passed", "", 2.0), ("q_a", "written", "", 1.0)]
+    own, course = workbook.render_table(rows, every_check_ran=True), workbook.render_table(rows)
+    assert "Tests passed: 1 / 1 parts" in own and "hidden" not in own.lower() and "study.answer" in own
+    assert "Hidden tests will check more" in course
+
+
+def test_tqdm_comment_names_the_notebooks_that_use_it():
+    users = sorted(n[:2] for n in NAMES if "tqdm" in paths.source_notebook(n).read_text())
+    for file in ("requirements-learner.txt", "requirements.txt"):
+        (line,) = [ln for ln in (paths.ROOT / file).read_text().splitlines() if ln.startswith("tqdm")]
+        assert f"(notebooks {', '.join(users)})" in line, (file, line, users)
