@@ -106,14 +106,29 @@ def _kept_frames(tb: Any) -> list[Any]:
     return kept
 
 
-def _notebook_traceback(error: BaseException) -> list[str]:
-    """The structured traceback IPython would show for `error`, through the kept frames only."""
+def _without_frames_here(tb: Any) -> Any:
+    """`tb` rebuilt through the kept frames only."""
     import types
 
     chain = None
-    for entry in reversed(_kept_frames(error.__traceback__)):
+    for entry in reversed(_kept_frames(tb)):
         chain = types.TracebackType(chain, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return chain
+
+
+def _notebook_traceback(error: BaseException) -> list[str]:
+    """The structured traceback IPython would show for `error`, through the kept frames only.
+
+    The learner's error a check caught (Check.raises) is shown too, as its cause, without this
+    file's frame that called their code.
+    """
+    seen, link = set(), error.__cause__ or error.__context__
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.with_traceback(_without_frames_here(link.__traceback__))
+        link = link.__cause__ or link.__context__
     shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821 - only IPython asks for this
+    chain = _without_frames_here(error.__traceback__)
     return shell.InteractiveTB.structured_traceback(type(error), error, chain, tb_offset=0)
 
 

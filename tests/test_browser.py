@@ -342,8 +342,25 @@ def _run_all_cells(page, api: str) -> None:
             return
 
 
+def _restart_kernel(page) -> None:
+    """Kernel > Restart Kernel…, its "Restart" dialog accepted, until the new kernel is idle."""
+    _click(page, page.get_by_role("menuitem", name="Kernel", exact=True))
+    _click(page, page.get_by_text("Restart Kernel…", exact=True))
+    dialog = page.locator(DIALOG).filter(visible=True)
+    dialog.first.wait_for(timeout=PATIENCE_MS)  # "Restart Kernel?": accepted
+    _accept(dialog, PATIENCE_MS)
+    _until(page, page.locator(IDLE))
+
+
+def _shown(page, index: int, text: str) -> str:
+    """Wait until cell `index` shows `text` in an output; the cell's whole output text."""
+    _until(page, _cell(page, index).locator(".jp-OutputArea-output", has_text=text))
+    return _cell(page, index).locator(".jp-OutputArea").first.inner_text()
+
+
 def test_self_study_mistake_hints_fix_and_answer_in_jupyterlab(tmp_path):
-    """Issue 49: a wrong stub, its named mistake, two hints, the fix typed in, the answer revealed."""
+    """Issues 49 and 66: a wrong stub named; a hint shown once; the other part's answer opened by its own
+    tests; a kernel restart keeping both; the fix typed in; the answer revealed."""
     folder = tmp_path / "study"
     folder.mkdir()
     _study_folder(folder)
@@ -358,9 +375,16 @@ def test_self_study_mistake_hints_fix_and_answer_in_jupyterlab(tmp_path):
         _run_all_cells(page, api)
         _until(page, page.locator(output, has_text="the scores are not divided by √d_k"))
 
-        _type_cell_below(page, sdpa, 'study.hint("sdpa")\nstudy.hint("sdpa");')
-        _until(page, page.locator(output, has_text="Hint 2/3 for sdpa"))
-        hints = page.locator(output, has_text="Hint 1/3 for sdpa").first.inner_text()
+        _type_cell_below(page, sdpa, 'study.hint("sdpa")')  # the last expression: shown once, not echoed
+        first_hint = _shown(page, sdpa + 1, "Hint 1/3 for sdpa")
+        _type_cell_below(page, sdpa + 1, 'study.answer("attention_numpy")\nstudy.answer("sdpa")')
+        opened = _shown(page, sdpa + 2, "StudyError")  # attention_numpy's tests passed; sdpa's did not
+
+        _restart_kernel(page)
+        fresh = 'print("fresh kernel:", "scaled_dot_product_attention" not in globals())\n'
+        _type_cell_below(page, sdpa + 2, f'{fresh}import study\n\nstudy.start("{NB01}")\nstudy.hint("sdpa")\n'
+                         'study.answer("attention_numpy")')  # fmt: skip
+        after_restart = _shown(page, sdpa + 3, "Reference answer of attention_numpy")
 
         editor = _cell(page, sdpa).locator(".cm-content").first
         editor.click()
@@ -369,14 +393,18 @@ def test_self_study_mistake_hints_fix_and_answer_in_jupyterlab(tmp_path):
         page.keyboard.press("Escape")
         _until(page, page.locator(IDLE))
         _run_all_cells(page, api)
-        _until(page, page.locator(output, has_text="Visible tests passed"))
+        _until(page, page.locator(output, has_text="Tests passed:"))
 
         last = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").count() - 1
-        _type_cell_below(page, last, 'study.answer("sdpa");')
-        _until(page, page.locator(output, has_text="Reference answer of sdpa"))
-        revealed = page.locator(output, has_text="Reference answer of sdpa").first.inner_text()
+        _type_cell_below(page, last, 'study.answer("sdpa")')
+        revealed = _shown(page, last + 1, "Reference answer of sdpa")
         errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
         errors_text = " ".join(errors.all_inner_texts())
-    assert "nudge" in hints and "key idea" in hints, hints
-    assert "/ math.sqrt(d_k)" in revealed, revealed
+    assert first_hint.count("Hint 1/3 for sdpa") == 1 and "nudge" in first_hint, first_hint
+    assert "\\n" not in first_hint and "Out[" not in first_hint, first_hint  # no echoed string
+    assert "Reference answer of attention_numpy" in opened and "test_matches_torch" in opened, opened
+    assert "fresh kernel: True" in after_restart, after_restart  # the restart happened
+    assert "Hint 2/3 for sdpa" in after_restart and "key idea" in after_restart, after_restart
+    assert "/ math.sqrt(d_k)" in revealed and revealed.count("Reference answer of sdpa") == 1, revealed
     assert "CheckFailure" not in errors_text, errors_text
+    assert (folder / ".study_progress.json").is_file()

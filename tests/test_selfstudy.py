@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -341,3 +342,50 @@ def test_tqdm_comment_names_the_notebooks_that_use_it():
     for file in ("requirements-learner.txt", "requirements.txt"):
         (line,) = [ln for ln in (paths.ROOT / file).read_text().splitlines() if ln.startswith("tqdm")]
         assert f"(notebooks {', '.join(users)})" in line, (file, line, users)
+
+
+def _kernel_run(folder: Path, sources: list[str]) -> nbformat.NotebookNode:
+    """These cells run in a fresh IPython kernel in `folder` (beside a copy of workbook.py), errors kept."""
+    from nbclient import NotebookClient
+
+    shutil.copy(paths.NOTEBOOKS / "workbook.py", folder)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute(cwd=str(folder))
+    return nb
+
+
+def _outputs(cell) -> str:
+    """A cell's printed text and tracebacks, without their colours."""
+    text = "\n".join(o.get("text", "") + "\n".join(o.get("traceback", [])) for o in cell.outputs)
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+@pytest.mark.slow
+def test_a_failing_check_shows_the_learners_line_and_message_only(tmp_path):
+    nb = _kernel_run(
+        tmp_path,
+        [
+            "from workbook import Check",
+            'def mine():\n    return 1 / 0\n\ncheck = Check("t")\ncheck.true("k", 1 + 1 == 3, "one plus one")',
+            'check = Check("u")\ncheck.raises("k", ValueError, mine)',
+        ],
+    )
+    failed, raised = nb.cells[1].outputs[-1], nb.cells[2].outputs[-1]
+    assert failed["ename"] == raised["ename"] == "CheckFailure" and failed["evalue"] == "[t/k] one plus one"
+    shown = _outputs(nb.cells[1])
+    assert "check.true" in shown and "one plus one" in shown, shown
+    assert "workbook.py" not in shown and "_fail" not in shown, shown
+    text = _outputs(nb.cells[2])
+    assert "1 / 0" in text and "ZeroDivisionError" in text and "workbook.py" not in text, text  # the learner's line
+
+
+@pytest.mark.slow
+def test_tqdm_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_path):
+    no_widgets = "import sys\nsys.modules['ipywidgets'] = None  # as if it were not installed"
+    bar = "from tqdm.auto import tqdm\nfor _ in tqdm(range(3)):\n    pass"
+    control = _kernel_run(tmp_path, [no_widgets, bar])  # without workbook: tqdm warns
+    assert "IProgress not found" in _outputs(control.cells[1]), _outputs(control.cells[1])
+    nb = _kernel_run(tmp_path, [no_widgets, "import workbook", bar])
+    shown = _outputs(nb.cells[2])
+    assert "IProgress" not in shown and "TqdmWarning" not in shown and "3/3" in shown, shown
