@@ -352,6 +352,11 @@ def _restart_kernel(page) -> None:
     _until(page, page.locator(IDLE))
 
 
+def _ran(page, index: int) -> None:
+    """Wait until cell `index` has run (its prompt shows an execution count)."""
+    _until(page, _cell(page, index).locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]")))
+
+
 def _shown(page, index: int, text: str) -> str:
     """Wait until cell `index` shows `text` in an output; the cell's whole output text."""
     _until(page, _cell(page, index).locator(".jp-OutputArea-output", has_text=text))
@@ -364,21 +369,29 @@ def test_self_study_mistake_hints_fix_and_answer_in_jupyterlab(tmp_path):
     folder = tmp_path / "study"
     folder.mkdir()
     _study_folder(folder)
-    sdpa = next(i for i, c in enumerate(nbformat.read(folder / f"{NB01}.ipynb", as_version=4).cells)
-                if answers.grade_id(c) == "sdpa")  # fmt: skip
+    cells = nbformat.read(folder / f"{NB01}.ipynb", as_version=4).cells
+    sdpa, numpy_stub, numpy_test = (
+        next(i for i, c in enumerate(cells) if answers.grade_id(c) == gid)
+        for gid in ("sdpa", "attention_numpy", "test_attention_numpy")
+    )
     output = ".jp-OutputArea-output"
     with _jupyter_lab(folder) as (url, token), _browser_page(tmp_path / "study.png") as page:
         api = f"{url}/api/kernels?token={token}"
         page.goto(f"{url}/lab/tree/{NB01}.ipynb?token={token}")
         _until(page, page.locator(".jp-NotebookPanel .jp-Cell"))
         _until(page, page.locator(IDLE))
-        _run_all_cells(page, api)
+        _run_all_cells(page, api)  # it stops at sdpa's first failing test
         _until(page, page.locator(output, has_text="the scores are not divided by √d_k"))
+        _cell(page, numpy_stub).locator(".jp-InputPrompt").first.click()  # the learner runs on from the next part
+        _click(page, page.get_by_role("menuitem", name="Run", exact=True))
+        _click(page, page.get_by_text("Run Selected Cell and All Below", exact=True))
+        _ran(page, numpy_test)
 
         _type_cell_below(page, sdpa, 'study.hint("sdpa")')  # the last expression: shown once, not echoed
         first_hint = _shown(page, sdpa + 1, "Hint 1/3 for sdpa")
-        _type_cell_below(page, sdpa + 1, 'study.answer("attention_numpy")\nstudy.answer("sdpa")')
-        opened = _shown(page, sdpa + 2, "StudyError")  # attention_numpy's tests passed; sdpa's did not
+        shut = 'try:\n    study.answer("sdpa")\nexcept study.StudyError as error:\n    print("still shut:", error)'
+        _type_cell_below(page, sdpa + 1, f'study.answer("attention_numpy")\n{shut}')
+        opened = _shown(page, sdpa + 2, "still shut")  # attention_numpy's own test passed; sdpa's did not
 
         _restart_kernel(page)
         fresh = 'print("fresh kernel:", "scaled_dot_product_attention" not in globals())\n'
