@@ -518,3 +518,31 @@ def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
     found = perimeter.findings({"copy_weights": route}, names, cells)
     assert found and all(f.kind is perimeter.Kind.PERIMETER for f in found), found
     assert perimeter.scan({"copy_weights": route}, names, cells), "a perimeter finding must count"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [  # the loop variable rebound where the scan must see it: a match capture, a global, a walrus, a nested def
+        "def f(o, n):\n    for p in ('q',):\n        match n:\n            case p:\n                pass\n        return getattr(o, p)\n",
+        "def g(v):\n    global p\n    p = v\ndef f(o, n):\n    global p\n    for p in ('q',):\n        g(n)\n        return getattr(o, p)\n",
+        "def f(o, n):\n    for p in ('q',):\n        (p := n)\n        return getattr(o, p)\n",
+        "def f(o, n):\n    for p in ('q',):\n        def h():\n            nonlocal p\n            p = n\n        h()\n        return getattr(o, p)\n",
+        "def f(o, n):\n    for p in ('q',):\n        try:\n            raise ValueError\n        except ValueError as p:\n            pass\n        return getattr(o, p)\n",
+        "def enumerate(x):\n    return [(0, '__globals__')]\ndef f(o):\n    for i, p in enumerate(('q',)):\n        return getattr(o, p)\n",
+    ],
+)
+def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
+    assert any("computed attribute name" in f for f in perimeter.scan({"sdpa": source}, ["x"])), source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(m):\n    return [getattr(m, f'{n}_proj') for n in ('q', 'k', 'v')]\n",
+        "def f(m):\n    for i, n in enumerate(('q', 'k', 'v')):\n        getattr(m, f'{n}_proj').weight.zero_()\n",
+        "def f(m, ws):\n    for n, w in zip(('q', 'k', 'v'), ws):\n        getattr(m, n + '_proj').weight.copy_(w)\n",
+        "class Average:\n    def __iadd__(self, v):\n        return self\n    def __float__(self):\n        return 0.0\n    def __format__(self, spec):\n        return format(float(self), spec)\n",
+    ],
+)
+def test_honest_computed_names_and_protocol_methods_are_no_finding(source):
+    assert perimeter.findings({"copy_weights": source}, ["x"], ["sdpa"]) == []

@@ -34,7 +34,7 @@ import re
 import sys
 import types
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from autograder.checks import pysource
@@ -69,6 +69,12 @@ DUNDER_METHODS = _names(
     __init__ __post_init__ __call__ __repr__ __str__ __len__ __iter__ __next__ __getitem__ __setitem__
     __contains__ __enter__ __exit__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__
     __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __matmul__ __rmatmul__ __truediv__ __neg__
+    __rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __divmod__ __rdivmod__
+    __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __lshift__ __rlshift__ __rshift__ __rrshift__
+    __iadd__ __isub__ __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__ __ipow__ __iand__ __ior__
+    __ixor__ __ilshift__ __irshift__ __pos__ __abs__ __invert__ __round__ __trunc__ __floor__ __ceil__
+    __int__ __float__ __complex__ __index__ __format__ __bytes__ __reversed__ __delitem__ __missing__
+    __length_hint__ __aiter__ __anext__ __aenter__ __aexit__ __await__
     """
 )
 """The special methods an answer's class may define: not __getattr__, __set_name__, __init_subclass__,
@@ -370,32 +376,78 @@ def _root(node: ast.AST | None) -> ast.AST | None:
     return node
 
 
-def _loop_strings(name: str, scope: object) -> list[str] | None:
-    """The strings a name can hold when its one binding in the scope is `for name in ("a", "b")`, else None."""
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        return None
-    binds: list[ast.AST] = [
-        n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-    ]
-    binds += [a for a in ast.walk(scope) if isinstance(a, ast.arg) and a.arg == name]
-    loops = [f for f in ast.walk(scope) if isinstance(f, ast.For) and isinstance(f.target, ast.Name)]
-    loop = next((f for f in loops if f.target is (binds[0] if len(binds) == 1 else None)), None)
-    if loop is None or not isinstance(loop.iter, (ast.Tuple, ast.List)):
-        return None
-    items = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return items if len(items) == len(loop.iter.elts) else None
+_LOOP_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
-def _possible_names(expr: ast.AST, scope: object) -> set[str] | None:
+def _bindings(tree: ast.AST, name: str) -> list[ast.AST]:
+    """Every node under tree that binds or declares `name`, in any form Python has."""
+    found: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            found.append(n)  # assignment, for/with/comprehension target, walrus, del, augmented assignment
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            found.append(n)
+        elif isinstance(n, ast.arg) and n.arg == name or getattr(n, "name", None) == name:
+            found.append(n)  # a parameter; def, class, except ... as, match capture
+        elif isinstance(n, ast.MatchMapping) and n.rest == name:
+            found.append(n)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)) and name in [(a.asname or a.name) for a in n.names]:
+            found.append(n)
+    return found
+
+
+def _literal_strings(node: ast.AST) -> list[str] | None:
+    """The strings of a literal tuple or list of string constants, else None."""
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return items if len(items) == len(node.elts) else None
+
+
+def _loop_source(
+    target: ast.AST, iterated: ast.AST, bound: ast.AST, builtin: Callable[[str], bool]
+) -> list[str] | None:
+    """What `bound` (the target, or one name of a tuple target) takes from `for target in iterated`: a literal
+    sequence of strings directly, through enumerate(literal) or zip(literal, ...), else None."""
+    if target is bound:
+        return _literal_strings(iterated)
+    if not (isinstance(target, ast.Tuple) and bound in target.elts and isinstance(iterated, ast.Call)):
+        return None
+    called, at = getattr(iterated.func, "id", ""), target.elts.index(bound)
+    if not builtin(called):  # an answer's own enumerate could return any string
+        return None
+    if called == "enumerate" and len(iterated.args) == 1 and not iterated.keywords and len(target.elts) == 2:
+        return _literal_strings(iterated.args[0]) if at == 1 else None
+    if called == "zip" and len(iterated.args) == len(target.elts):
+        return _literal_strings(iterated.args[at])
+    return None
+
+
+def _loop_strings(name: str, scope: object, builtin: Callable[[str], bool]) -> list[str] | None:
+    """The strings a name can hold when its only binding in its function or comprehension (declarations, match
+    captures and every other form counted) is a loop over literal strings, else None."""
+    if not isinstance(scope, _LOOP_SCOPES):
+        return None
+    binds = _bindings(scope, name)
+    if len(binds) != 1:
+        return None
+    loops = [(g.target, g.iter) for g in ast.walk(scope) if isinstance(g, (ast.For, ast.comprehension))]
+    for target, iterated in loops:
+        if any(n is binds[0] for n in ast.walk(target)):
+            return _loop_source(target, iterated, binds[0], builtin)
+    return None
+
+
+def _possible_names(expr: ast.AST, scope: object, builtin: Callable[[str], bool]) -> set[str] | None:
     """Every string a name expression can be (literals, f-strings and + of names looping over literals), or None."""
     if isinstance(expr, ast.Constant):
         return {expr.value} if isinstance(expr.value, str) else None
     if isinstance(expr, ast.Name):
-        found = _loop_strings(expr.id, scope)
+        found = _loop_strings(expr.id, scope, builtin)
         return None if found is None else set(found)
     if isinstance(expr, ast.FormattedValue):
         plain = expr.conversion == -1 and expr.format_spec is None
-        return _possible_names(expr.value, scope) if plain else None
+        return _possible_names(expr.value, scope, builtin) if plain else None
     parts = expr.values if isinstance(expr, ast.JoinedStr) else None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         parts = [expr.left, expr.right]
@@ -403,7 +455,7 @@ def _possible_names(expr: ast.AST, scope: object) -> set[str] | None:
         return None
     out = {""}
     for part in parts:
-        options = _possible_names(part, scope)
+        options = _possible_names(part, scope, builtin)
         if options is None:
             return None
         out = {a + b for a in out for b in options}
@@ -895,7 +947,8 @@ class _Judge:
 
     def _computed_name(self, name: str, call: ast.Call, scopes: tuple) -> str | None:
         """getattr(x, f"{n}_proj") with n looping over literal strings: each name it can be, judged as written."""
-        values = _possible_names(call.args[1], scopes[-1]) if len(call.args) >= 2 else None
+        builtin = functools.partial(self.program.is_builtin, scopes=scopes)
+        values = _possible_names(call.args[1], scopes[-1], builtin) if len(call.args) >= 2 else None
         if values is None:
             return f"calls {name}() with a computed attribute name"
         return next((what for v in sorted(values) if (what := self._attribute(v, False, False, False))), None)
