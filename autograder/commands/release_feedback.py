@@ -37,6 +37,19 @@ from autograder.results_folder import ResultsFolder
 from autograder.submissions import roster as rosters
 from autograder.submissions.intake import _read_regular
 
+FORMATS = """formats written (give exactly one):
+  --exchange ROOT  nbgrader's exchange: ROOT/COURSE/feedback/<hash>.html, fetched by the learner's own
+                   `nbgrader fetch_feedback NOTEBOOK` (needs --course and --submissions)
+  --canvas OUT.zip a zip for Canvas's "Re-Upload Submissions": <sortablename>_<canvas_id>_feedback_<page>
+                   (the roster's canvas_id column)
+  --moodle OUT.zip a zip for Moodle's "Upload multiple feedback files in a zip":
+                   <Full Name>_<moodle_id>_assignsubmission_file_/<page> (the roster's moodle_id column)
+Exit 0 when some page was released; 1 when none was (every page held back, or none to release)."""
+
+
+class _Raw(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's table as written."""
+
 
 def _handed(path: Path) -> bytes:
     """A file of nbgrader's collected folder, read as intake reads a submission (bounded, no link, no FIFO)."""
@@ -124,13 +137,18 @@ def to_lms_zip(folder: ResultsFolder, zip_path: Path, platform: str) -> Released
                 continue
             zf.write(page, name)
             done.placed.append(f"{result.student_id}/{result.notebook}")
-    os.replace(tmp, zip_path)
+    if done.placed:
+        os.replace(tmp, zip_path)
+    else:  # an empty upload zip would look like a release: none is written
+        tmp.unlink()
     return done
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Release RESULTS' feedback pages to nbgrader's exchange or into a Moodle upload zip."""
-    parser = argparse.ArgumentParser(prog="python -m autograder release-feedback", description=main.__doc__)
+    """Release RESULTS' feedback pages: into nbgrader's exchange, a Canvas zip or a Moodle zip."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder release-feedback", description=main.__doc__, epilog=FORMATS, formatter_class=_Raw
+    )
     parser.add_argument("results", type=Path)
     parser.add_argument("--exchange", type=Path, help="nbgrader's exchange root (c.Exchange.root)")
     parser.add_argument("--course", help="the exchange's course id (c.CourseDirectory.course_id)")
@@ -159,4 +177,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"released {len(done.placed)} page(s); held back {len(done.held)}")
     for line in done.held:
         print(f"  held back: {line}")
-    return 0
+    return _nothing_released(done, args)
+
+
+def _nothing_released(done: Released, args: argparse.Namespace) -> int:
+    """0 when some page went out; else 1, with the reason and what to do."""
+    if done.placed:
+        return 0
+    if not done.held:
+        print(f"ERROR: nothing released: {args.results} holds no feedback page (grade it first)", file=sys.stderr)
+    elif args.exchange:
+        print(
+            f"ERROR: nothing released: every page was held back (above); grade {args.submissions} again "
+            "if they were handed in again, and check --submissions is the folder graded",
+            file=sys.stderr,
+        )
+    else:
+        column = "moodle_id" if args.moodle else "canvas_id"
+        print(
+            f"ERROR: nothing released and no zip written: no graded learner has a {column} on the roster; add "
+            f"the {column} column to the roster (from the LMS's participants export) and grade again with --roster",
+            file=sys.stderr,
+        )
+    return 1

@@ -168,6 +168,10 @@ class ResultsFolder:
         """The lock one live run holds (autograder.run.runlock)."""
         return self.root / LOCK
 
+    def holds_results(self) -> bool:
+        """Whether this folder is a results folder already (a report, a saved state or its key record)."""
+        return any(p.exists() for p in (self.grades_csv, self.results_json, self.key_record, self.state_dir))
+
     def has_states(self) -> bool:
         """Whether any submission's state is saved here (read from disk, not the cached states)."""
         return any(self.state_dir.glob("*/*.json"))

@@ -34,7 +34,7 @@ from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
-from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, runlock, warmup
+from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, preflight, runlock, warmup
 from autograder.run import shard as sharding
 from autograder.run.report import histogram, printable, summary, table, write_reports
 from autograder.submissions import canvas_times, ids, intake, roster
@@ -67,6 +67,7 @@ class Options:
     # functions (an out-of-memory job would then end the run, and torch is imported here)
     in_process: bool = False
     key_file: Path | None = None  # the course key (coursekey.locate: default $AUTOGRADER_KEY_FILE, build/course.key)
+    new_key: bool = False  # make the key where it is looked for if there is none (--new-key); else only the default
     seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
     similarity: bool = False  # write the similarity report at the end (autograder.run.similarity)
     roster: Path | None = None  # the class roster CSV (autograder.submissions.roster)
@@ -200,19 +201,30 @@ def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool
 
 
 def _course_key(opts: Options) -> bytes:
-    """The course's one key (coursekey.locate; made if missing), recorded by fingerprint.
-
-    A sharded run never makes the default one: each machine's checkout would make its own.
-    """
+    """The course's one key (coursekey.locate), recorded by fingerprint; made only as _may_make_key says."""
     path = coursekey.locate(opts.key_file)
-    if opts.shard is not None and not coursekey.named(opts.key_file) and not path.exists():
+    if opts.shard is not None and not opts.new_key and not coursekey.named(opts.key_file) and not path.exists():
         raise coursekey.CourseKeyError(
             f"a sharded run needs the course's one key and there is none at {path}: copy the course's key "
-            f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (made on first use)"
+            f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (with {coursekey.NEW_KEY_FLAG} "
+            "to make it on first use)"
         )
-    key = coursekey.load(path)
+    made = not path.exists()
+    key = coursekey.load(path, create=may_make_key(opts))
+    if made:
+        print(f"made a new course key at {path}: keep it, every regrade, replay and shard needs it", file=sys.stderr)
     coursekey.claim(opts.folder, key, path)
     return key
+
+
+def may_make_key(opts: Options) -> bool:
+    """Whether a missing key may be made: told --new-key, or the default place on a folder's first, unsharded run.
+
+    A named place that does not exist is a typo far more often than a new course: it is refused.
+    """
+    if opts.new_key:
+        return True
+    return not coursekey.named(opts.key_file) and opts.shard is None and not opts.folder.key_record.exists()
 
 
 def prepare(folder: ResultsFolder, needed: list[str], cell_seconds: int | None = None) -> tuple[Course, str]:
@@ -334,7 +346,14 @@ def main(argv: list[str] | None = None) -> int:
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
     parser.add_argument(
-        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
+        "--key",
+        type=Path,
+        help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made on a course's first run)",
+    )
+    parser.add_argument(
+        coursekey.NEW_KEY_FLAG,
+        action="store_true",
+        help="make the course key at --key FILE (or $AUTOGRADER_KEY_FILE) if there is none: only for a new course",
     )
     parser.add_argument(
         "--seed-id",
@@ -358,8 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout)
-    if not args.submissions.is_dir():  # before anything is made in RESULTS
-        print(f"ERROR: submissions folder {args.submissions} does not exist", file=sys.stderr)
+    if said := preflight.refusal(args.submissions, args.out, set(paths.notebook_names())):
+        print(f"ERROR: {said}", file=sys.stderr)  # before anything is made in RESULTS
         return 2
     try:
         shard = sharding.parse(args.shard) if args.shard else None
@@ -376,12 +395,18 @@ def main(argv: list[str] | None = None) -> int:
         quiet=args.quiet,
         shard=shard,
         key_file=args.key,
+        new_key=args.new_key,
         seed_id=args.seed_id,
         similarity=not args.no_similarity,
         roster=args.roster,
         late=args.late,
         assignment=assignment,
     )
+    try:  # a mistyped, folder or unreadable key: refused before anything is written
+        coursekey.check(coursekey.locate(opts.key_file), may_make_key(opts))
+    except coursekey.CourseKeyError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
