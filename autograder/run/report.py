@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -155,6 +156,7 @@ def write_reports(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     if roster is not None:
         texts["canvas"] = exports.canvas_csv(results, roster, columns)
         texts["moodle"] = exports.moodle_csv(results, roster, columns)
+    _not_exported(folder, results, roster)
     reports = folder.reports()
     for kind, text in texts.items():
         tmp = reports[kind].with_name(f".{reports[kind].name}.{os.getpid()}.tmp")
@@ -162,6 +164,22 @@ def write_reports(folder: ResultsFolder, results: list[NotebookResult]) -> None:
         os.replace(tmp, reports[kind])
     ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
     write_json_atomic(folder.results_json, {"submissions": [r.to_dict() for r in ordered]})
+
+
+def _not_exported(folder: ResultsFolder, results: list[NotebookResult], roster: rosters.Roster | None) -> None:
+    """Graded learners the roster lacks: named on the console and in not_exported.csv (removed when none is)."""
+    rows = exports.not_exported(results, roster) if roster is not None else []
+    if not rows:
+        folder.not_exported_csv.unlink(missing_ok=True)
+        return
+    folder.not_exported_csv.write_text(exports.not_exported_csv(rows), encoding="utf-8", errors="backslashreplace")
+    names = sorted({r.student_id for r in rows})
+    shown = ", ".join(printable(n) for n in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    print(
+        f"warning: {len(names)} graded learner(s) not on the roster, so in no LMS export (canvas.csv, moodle.csv): "
+        f"{shown}; listed in {folder.not_exported_csv}: add them to the roster, then run export",
+        file=sys.stderr,
+    )
 
 
 def printable(text: str) -> str:
