@@ -303,7 +303,9 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
     sharding.record(opts.folder, opts.shard, digest, coursekey.fingerprint(secret))
-    late.record_times(opts.folder, opts.submissions, items)
+    untimed = late.record_times(opts.folder, opts.submissions, items)
+    if untimed and opts.late:  # the policy cannot reach them: said once per run, with how to get the times
+        print(late.untimed_warning(untimed, opts.submissions), file=sys.stderr)
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
