@@ -36,7 +36,7 @@ from autograder.results import NotebookResult, Problem, Status, problems
 from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, preflight, runlock, warmup
 from autograder.run import shard as sharding
-from autograder.run.report import histogram, printable, summary, table, write_reports
+from autograder.run.report import histogram, printable, similarity_lines, summary, table, write_reports
 from autograder.submissions import canvas_times, ids, intake, roster
 
 if TYPE_CHECKING:
@@ -430,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(table(results))
     print(f"\n{summary(results)}")
+    if opts.similarity:  # this run's report (with --no-similarity the last one is stale: not counted here)
+        print("\n".join(["", *similarity_lines(opts.folder)]))
     print(f"\n{len(results)} row(s) in {opts.folder.grades_csv} ({time.perf_counter() - t0:.1f} s)")
     return exit_code(results)
 
