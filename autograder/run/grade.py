@@ -32,11 +32,11 @@ from autograder.gradebook.course import COURSE_ID, Course, sources_digest
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
 from autograder.material import answers
-from autograder.results import NotebookResult, Problem, Status, problems
+from autograder.results import NotebookResult, Problem, Status, clip, problems
 from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, preflight, runlock, warmup
 from autograder.run import shard as sharding
-from autograder.run.report import histogram, printable, similarity_lines, summary, table, write_reports
+from autograder.run.report import histogram, one_line, printable, similarity_lines, summary, table, write_reports
 from autograder.submissions import canvas_times, ids, intake, roster
 
 if TYPE_CHECKING:
@@ -97,14 +97,14 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
         if isinstance(item, NotebookResult):
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
-        host_failure = Problem.HOST in problems(old.result.errors) if old else False
+        host_failure = old.result.retry_next_run if old else False  # the host's or the grader's own failure
         kept = old and (old.digest, old.result.content_hash, old.result.seed_id) == (
             digest,
             item.content_hash,
             opts.seed_id,
         )
         if kept and not host_failure:
-            continue  # unchanged submission, same sources, engine and inputs: keep its grade (a host failure is retried)
+            continue  # unchanged submission, same sources, engine and inputs: keep its grade (a grader-side failure is retried)
         todo.append(
             Job(
                 student_id=item.student_id,
@@ -436,21 +436,22 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code(results)
 
 
-EXIT_HOST = 3  # a row is a host failure: run the same command again (README "Exit codes")
+EXIT_HOST = 3  # a row is a host's or the grader's own failure: fix what it names, run the same command again
 EXIT_AUTHORING = 4  # a source notebook's own checks failed as written: fix it, then grade again
 
 
 def exit_code(results: list[NotebookResult]) -> int:
-    """0 when every submission has a row on its merits; EXIT_HOST when some could not be graded here."""
+    """0 when every submission has a row on its merits; EXIT_HOST when some failed on the grader's side."""
     if any(Problem.AUTHORING in problems(r.errors) for r in results):
         return EXIT_AUTHORING  # (the summary names the notebook and what failed)
-    host = [r for r in results if r.retry_next_run]
-    if not host:
+    failed = [r for r in results if r.retry_next_run]
+    if not failed:
         return 0
+    first = failed[0]
     print(
-        f"ERROR: {len(host)} of {len(results)} notebook(s) could not be graded on this host "
-        f"(first: {host[0].student_id}/{host[0].notebook}: {host[0].errors[0][:300]}); "
-        "run the same command again to grade them",
+        f"ERROR: {len(failed)} of {len(results)} notebook(s) were not graded because the grader or this host "
+        f"failed, not the learners' work (first: {first.student_id}/{first.notebook}: {one_line(clip(first.errors[0], 600))}); "
+        "fix what it names, then run the same command again: those notebooks are graded again",
         file=sys.stderr,
     )
     return EXIT_HOST

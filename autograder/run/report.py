@@ -11,7 +11,7 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.material import answers
-from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
+from autograder.results import AUTHORING, NotebookResult, Problem, Status, clip, problems, write_json_atomic
 from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, exports
 from autograder.run.sheet import Columns, csv_text
@@ -81,7 +81,7 @@ def grades_csv(
                 f"{r.penalty:g}" if graded else "",
                 r.status,
                 "; ".join(r.flags)[:1000],
-                "; ".join(r.errors)[:500],
+                clip("; ".join(r.errors), 1000),  # the end kept: an exception's own type and message
                 " ".join(t.name for t in r.tests if t.pending),
                 " ".join(t.name for t in r.tests if t.overridden),
             ]
@@ -184,6 +184,11 @@ def _not_exported(folder: ResultsFolder, results: list[NotebookResult], roster: 
     )
 
 
+def one_line(text: str) -> str:
+    """A message (a traceback's lines, say) on one console line, printable."""
+    return printable(" | ".join(line.strip() for line in text.splitlines() if line.strip()))
+
+
 def printable(text: str) -> str:
     """Text safe to print on a terminal: control and format characters (escape sequences) shown as '?'."""
     return "".join("?" if unicodedata.category(ch)[0] == "C" else ch for ch in text)
@@ -227,7 +232,20 @@ def summary(results: list[NotebookResult]) -> str:
             f"{name:<34} {len(graded):>6} {mean:>7.1f} {full:>5} "
             f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {counts}"
         )
-    return "\n".join(lines + authoring_lines(results))
+    return "\n".join(lines + authoring_lines(results) + grader_lines(results))
+
+
+def grader_lines(results: list[NotebookResult]) -> list[str]:
+    """One line per notebook with rows the grader or the host failed on: not the learners', and what to do."""
+    lines = []
+    for name in sorted({r.notebook for r in results}):
+        hit = [e for r in results if r.notebook == name and r.retry_next_run for e in r.errors[:1]]
+        if hit:
+            lines.append(
+                f"GRADER-SIDE FAILURE in {name} ({len(hit)} submission(s) not graded, not the learners' doing; the "
+                f"next run grades them again): fix what this names, then run grade again: {one_line(clip(hit[0], 600))}"
+            )
+    return lines
 
 
 def similarity_lines(folder: ResultsFolder) -> list[str]:
