@@ -6,6 +6,7 @@ code, the message and that no results folder, key or zip was made. None starts a
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from conftest import ROOT
 from autograder import paths
 from autograder.checks import coursekey
 from autograder.commands import release_feedback
+from autograder.gradebook import feedback
 from autograder.results import NotebookResult, Status
 from autograder.results_folder import ResultsFolder
 from autograder.run import grade, preflight
@@ -99,8 +101,9 @@ def test_an_unreadable_key_is_refused_with_what_to_do(tmp_path):
 def _results_folder(folder: Path) -> ResultsFolder:
     """A results folder as grade leaves one: a saved state, results.json, grades.csv, its key record."""
     results = ResultsFolder(folder)
-    results.save(NotebookResult(student_id="ada", notebook=NB01, status=Status.GRADED, score=3, max_score=5), "d")
-    results.results_json.write_text('{"submissions": []}')
+    result = NotebookResult(student_id="ada", notebook=NB01, status=Status.GRADED, score=3, max_score=5)
+    results.save(result, "d")
+    results.results_json.write_text(json.dumps({"submissions": [result.to_dict()]}))
     results.grades_csv.write_text("student_id,notebook,score,max_score\nada,01,3,5\n")
     results.write_key("0" * 16)
     return results
@@ -178,7 +181,8 @@ def _feedback_folder(tmp_path: Path) -> ResultsFolder:
     results = _results_folder(tmp_path / "R")
     page = results.feedback_page("ada", NB01)
     page.parent.mkdir(parents=True)
-    page.write_text("<html>3 / 5</html>")
+    (result,) = results.results()
+    page.write_text(feedback.with_csp("<html><head></head>3 / 5</html>", feedback.grade_mark(result)))
     results.roster.write_text("id,name,email\nada,Ada Lovelace,ada@example.org\n")
     return results
 
@@ -224,3 +228,23 @@ def test_release_feedback_help_names_every_format_it_writes(capsys):
         assert fmt in text, fmt
     for flag in ("--exchange ROOT", "--canvas OUT.zip", "--moodle OUT.zip"):
         assert flag in text, flag
+
+
+def test_release_feedback_holds_back_a_page_older_than_the_learners_grade(tmp_path, capsys):
+    """Issue 64 item 1: a grade changed (a policy, an extension) after its page was written: never released."""
+    results = _feedback_folder(tmp_path)
+    results.roster.write_text("id,name,canvas_id\nada,Ada Lovelace,1234\n")
+    assert release_feedback.main([str(results.root), "--canvas", str(tmp_path / "ok.zip")]) == 0  # current: released
+    capsys.readouterr()
+    (now,) = results.results()
+    now.score, now.penalty = 2.5, 0.5  # the grade now, as grade or export wrote it after a policy change
+    results.results_json.write_text(json.dumps({"submissions": [now.to_dict()]}))
+    assert release_feedback.main([str(results.root), "--canvas", str(tmp_path / "c.zip")]) == 1
+    said = capsys.readouterr()
+    assert (
+        f"ada/{NB01}: its page is older than the current grade (the page: 3/5 penalty 0; now: 2.5/5 penalty 0.5)"
+        in said.out
+    )
+    assert "ERROR: nothing released and no zip written: every page was held back (above)" in said.err
+    assert f"run python -m autograder export {results.root}, then release again" in said.out
+    assert not (tmp_path / "c.zip").exists()

@@ -165,7 +165,8 @@ def finish(
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
     run killed before that records it here, next time. Each notebook is recorded once.
-    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
+    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten, and
+    so is every page whose grade differs from the result's now (feedback.stale: a late policy, an extension).
     `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
     grading_view.collect(folder)  # scores typed in an anonymous formgrader, onto the learners' own rows
@@ -173,8 +174,8 @@ def finish(
     results = folder.results()
     touched = touched | overrides.adopt(folder, recorder.course, results)  # scores entered in formgrader
     gradebook_stage.apply_decisions(folder, recorder.course, results)  # written answers, overrides, late
-    for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
-        recorder.refresh_feedback(result)
+    for result in (r for r in results if r.status == Status.GRADED and (r.key in touched or feedback.stale(folder, r))):
+        recorder.refresh_feedback(result)  # every page shows the grade every report has (a policy, an extension...)
     write_reports(folder, results)
     _notices(folder, results)
     histogram(results, folder.scores_png)
