@@ -175,12 +175,26 @@ def finish(
     touched = touched | overrides.adopt(folder, recorder.course, results)  # scores entered in formgrader
     gradebook_stage.apply_decisions(folder, recorder.course, results)  # written answers, overrides, late
     for result in (r for r in results if r.status == Status.GRADED and (r.key in touched or feedback.stale(folder, r))):
-        recorder.refresh_feedback(result)  # every page shows the grade every report has (a policy, an extension...)
+        _refresh(recorder, result)  # every page shows the grade every report has (a policy, an extension...)
     write_reports(folder, results)
     _notices(folder, results)
     histogram(results, folder.scores_png)
     _similarity(folder, results, similarity)
     return results
+
+
+def _refresh(recorder: gradebook_stage.Recorder, result: NotebookResult) -> None:
+    """Rewrite one feedback page; one that cannot be rewritten is said, and release-feedback holds it back."""
+    try:
+        recorder.refresh_feedback(result)
+    except Exception as exc:  # noqa: BLE001 - a page never takes the grades away
+        if interrupt.REQUESTED.is_set():
+            raise KeyboardInterrupt from exc
+        print(
+            f"warning: the feedback page of {printable(result.key)} was not rewritten ({type(exc).__name__}: "
+            f"{printable(clip(str(exc), 300))}); release-feedback holds it back until export rewrites it",
+            file=sys.stderr,
+        )
 
 
 def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
