@@ -32,7 +32,17 @@ class Problem(StrEnum):
 
     HOST = "host:"  # not the learner's doing, nor the source's: graded again by the next run
     AUTHORING = "authoring error in the source notebook"  # the instructor's code failed: fix the source
-    GRADER = "grader error"  # a bug or a dead worker: graded again when the submission or the grader changes
+    # the grader's own failure (its environment, nbgrader, a bug, a dead worker): never the learner's;
+    # the run exits non-zero and the next run grades it again, changed or not
+    GRADER = "grader error"
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters keeping its end, where an exception's own type and message are."""
+    if len(text) <= limit:
+        return text
+    head = min(120, limit // 4)
+    return f"{text[:head]} [...] {text[len(text) - (limit - head - 7) :]}"
 
 
 def problems(errors: list[str]) -> set[Problem]:
@@ -111,8 +121,8 @@ class NotebookResult:
 
     @property
     def retry_next_run(self) -> bool:
-        """A host failure: not the learner's doing, so the next run grades it again, changed or not."""
-        return Problem.HOST in problems(self.errors)
+        """A host's or the grader's own failure: not the learner's doing, so the next run grades it again."""
+        return bool({Problem.HOST, Problem.GRADER} & problems(self.errors))
 
     @property
     def auto_max(self) -> float:

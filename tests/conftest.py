@@ -208,6 +208,7 @@ def course_cache(tmp_path_factory) -> Iterator[Path]:
 def course_key(tmp_path_factory) -> Iterator[Path]:
     """One course key for the whole session, as a course keeps one (shards and subprocesses included)."""
     path = tmp_path_factory.mktemp("course-key") / "course.key"
+    coursekey.load(path, create=True)  # made once, as a course's first run does: a named key is never made later
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(coursekey.KEY_ENV, str(path))
         yield path

@@ -15,6 +15,7 @@ from support import make_submission
 
 from autograder import paths
 from autograder.kernel.limits import Limits
+from autograder.material import answers
 from autograder.results import NotebookResult, Status
 from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, grade, report
@@ -85,6 +86,7 @@ def test_the_reports_carry_the_assignments_columns_under_their_lms_names_and_rej
     assert lms[0] == "student_id,Lab 1: attention,total" and lms[1:] == ["ann,9,9", "bo,,"]
     canvas = folder.reports()["canvas"].read_text().splitlines()
     assert canvas[0].endswith("Section,Lab 1: attention") and canvas[1:] == [
+        f"    Points Possible,,,,,{answers.notebook_points(NB01):g}",  # Canvas's second row: the column's points
         '"Chen, Bo",1240,S002,bchen,B,',
         '"Lovelace, Ann",1234,S001,alovelace,A,9',
     ]

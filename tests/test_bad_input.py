@@ -131,7 +131,8 @@ def test_an_unexpected_failure_is_one_error_row(tmp_path, monkeypatch):
     assert isinstance(items["zed", NB01], intake.Submission)
 
 
-def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_path, monkeypatch):
+def test_a_submission_that_broke_the_grader_is_run_again_by_the_next_run(tmp_path, monkeypatch):
+    """Issue 64 item 6: a grader-side failure is never the learner's: the next run grades it again, unchanged."""
     (tmp_path / "subs" / "ann").mkdir(parents=True)
     (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD)
     opts = grade.Options(
@@ -153,14 +154,18 @@ def test_a_submission_that_broke_the_grader_is_rerun_only_when_it_changes(tmp_pa
     monkeypatch.setattr("autograder.run.worker.run_job", broken)  # pool.run_one imports it when called
     [job] = todo()
     result, executed = pool.run_one(job, 0)
-    assert result.status == "error" and "tripped" in result.errors[0] and executed is None
+    assert result.status == "error" and executed is None
+    assert result.errors[0].startswith("grader error: ") and result.errors[0].endswith(
+        "RuntimeError: the grader tripped over this one"
+    )  # the exception itself, at the end of the traceback's last lines
     ResultsFolder(opts.out).save(result, "digest")
-    assert todo() == []  # not retried: same content, same sources
-    (tmp_path / "subs" / "ann" / f"{NB01}.ipynb").write_text(GOOD + "\n")
-    assert len(todo()) == 1  # the learner handed in something new
+    assert len(todo()) == 1  # graded again, unchanged: the grader failed, not the learner
+    graded = NotebookResult(student_id="ann", notebook=NB01, status="graded", content_hash=result.content_hash)
+    ResultsFolder(opts.out).save(graded, "digest")
+    assert todo() == []  # a grade on its merits is kept while nothing changes
 
 
-def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
+def test_a_result_nbgrader_cannot_record_is_an_error_left_for_the_next_run(tmp_path):
     class Broken:
         calls = 0
         course = None  # no gradebook: nothing of a person's to bring in
@@ -175,9 +180,10 @@ def test_a_result_nbgrader_cannot_record_is_an_error_and_not_retried(tmp_path):
     Broken.folder = folder  # where _record_or_error saves the error row
     grade.finish(folder, Broken())
     saved = ResultsFolder(tmp_path / "out").states()[f"ann/{NB01}"].result  # as saved on disk
-    assert saved.status == "error" and "nbgrader choked" in saved.errors[-1]
+    assert saved.status == "error" and saved.errors[-1].endswith("RuntimeError: nbgrader choked")
+    assert saved.retry_next_run  # the next run grades it again (grade._jobs), changed or not
     grade.finish(ResultsFolder(tmp_path / "out"), Broken())
-    assert Broken.calls == 1
+    assert Broken.calls == 1  # this run's finish does not loop on it
 
 
 def test_missing_submissions_folder_is_a_clear_error(tmp_path):

@@ -97,3 +97,22 @@ def test_a_damaged_list_stops_intake_naming_the_file(tmp_path, text, said):
     with pytest.raises(canvas_times.CanvasTimesError, match=said) as info:
         intake.collect(tmp_path, KNOWN)
     assert str(tmp_path / canvas_times.FILE) in str(info.value)
+
+
+def test_late_marks_without_canvas_times_are_said_in_one_line(tmp_path):
+    """Issue 64 item 3: a download without canvas_submissions.json: _LATE files get no penalty, and it is said."""
+    subs = _download(
+        tmp_path,
+        [("Lovelace, Fay", 1234, 567990, f"{NB01}.ipynb", True), ("Bell, Ben", 2345, 568000, f"{NB01}.ipynb", False)],
+    )
+    (subs / canvas_times.FILE).unlink()
+    out = ResultsFolder(tmp_path / "out")
+    out.root.mkdir()
+    untimed = late.record_times(out, subs, intake.collect(subs, KNOWN))
+    assert untimed == [f"lovelacefay_1234/{NB01}"]  # the late-marked one only; the other has no mark
+    line = late.untimed_warning(untimed, subs)
+    assert "\n" not in line and "1 submission(s) marked _LATE have no submission time" in line
+    assert "no late penalty was computed" in line and str(subs / canvas_times.FILE) in line
+    assert "/api/v1/courses/<course>/assignments/<assignment>/submissions" in line
+    shutil.copy(SAMPLE, subs / canvas_times.FILE)  # the times saved: nothing left to say
+    assert late.record_times(out, subs, intake.collect(subs, KNOWN)) == []

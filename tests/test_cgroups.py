@@ -39,7 +39,9 @@ def _drive(subs: str, out: str, work: str, limits: str) -> None:
     from autograder.run import grade
 
     limits = Limits(**json.loads(limits))
-    opts = grade.Options(submissions=Path(subs), out=Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work))
+    opts = grade.Options(
+        submissions=Path(subs), out=Path(out), jobs=2, limits=limits, quiet=True, work_root=Path(work), new_key=True
+    )
     results = grade.grade(opts)
     said = {
         r.student_id: {

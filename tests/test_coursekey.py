@@ -115,8 +115,14 @@ def test_a_sharded_run_never_makes_the_default_key(tmp_path, monkeypatch):
     assert not (tmp_path / "build").exists()
     made = coursekey.load(coursekey.DEFAULT_KEY)  # the course's key, copied there: every shard uses it
     assert grade._course_key(opts) == made
-    named = tmp_path / "named.key"  # a named file is made on first use (one for every shard)
+    named = tmp_path / "named.key"  # a named file is made on first use when told --new-key (one for every shard)
     opts = grade.Options(submissions=tmp_path, out=tmp_path / "R2", shard=sharding.Shard(1, 2), key_file=named)
+    with pytest.raises(coursekey.CourseKeyError, match="--new-key"):
+        grade._course_key(opts)
+    assert not named.exists()
+    opts = grade.Options(
+        submissions=tmp_path, out=tmp_path / "R3", shard=sharding.Shard(1, 2), key_file=named, new_key=True
+    )
     assert grade._course_key(opts) == coursekey.load(opts.key_file) != made
 
 
@@ -216,3 +222,21 @@ def test_replay_refuses_what_it_cannot_reproduce(tmp_path, capsys):
     coursekey.load(tmp_path / "graded.key")
     assert replay.main([str(tmp_path), "ada", nb, "test_mask", "--key", str(tmp_path / "graded.key")]) == 2
     assert "holds no graded" in capsys.readouterr().err
+
+
+def test_the_deploy_files_default_to_every_commands_key():
+    """Issue 64 item 7: Slurm's and Kubernetes' jobs look for the key where grade, merge and replay do."""
+    deploy, said = paths.ROOT / "deploy", {}
+    for path in [*deploy.glob("slurm/*.sbatch"), *deploy.glob("kubernetes/*.yaml")]:
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("export AUTOGRADER_KEY_FILE="):
+                said[path.name] = line
+            elif "name: AUTOGRADER_KEY_FILE" in line:
+                said[path.name] = lines[i + 1]  # the env entry's value
+    assert set(said) == {"grade.sbatch", "merge.sbatch", "grade-job.yaml", "merge-job.yaml"}, said
+    default = coursekey.DEFAULT_KEY.relative_to(paths.ROOT).as_posix()
+    assert default == "build/course.key"
+    for name, line in said.items():
+        value = line.split(":-", 1)[-1] if name.endswith(".sbatch") else line.split("value:", 1)[1]
+        assert value.split("#")[0].strip().rstrip("}").endswith(f"/{default}"), (name, line)

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -135,10 +136,16 @@ def test_the_formgrader_command_prints_a_url_whose_token_opens_it(graded):
         assert "formgrader" in page.lower()
         with pytest.raises(OSError):  # without the token: refused
             urllib.request.urlopen(f"{base}/api/status", timeout=5)
+        lines = []  # every process's command line, as `ps` shows them to any user
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            with contextlib.suppress(OSError):
+                lines.append(cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        assert any("jupyter" in line and "server" in line for line in lines)
+        assert not any(token in line for line in lines), "formgrader's token is visible in the process list"
     if os.geteuid() == 0:
         from autograder.commands.formgrader import command
 
-        assert "--allow-root" in command(1, "t")
+        assert "--allow-root" in command(1)
 
 
 @pytest.mark.slow
@@ -217,3 +224,24 @@ def test_a_stopped_formgrader_stops_its_jupyter_server(tmp_path, signum):
             if not _gone(server):
                 os.kill(server, signal.SIGKILL)  # the orphan this test found: not left running
         assert code == 128 + signum  # stopped by the signal, having stopped its server
+
+
+def test_the_course_has_its_own_writable_exchange_so_nbgrader_warns_of_none():
+    """Issue 64 item 7: formgrader logged "Unwritable directory ... /usr/local/share/nbgrader/exchange" each time."""
+    from nbgrader.exchange.default import Exchange
+    from traitlets.config.loader import PyFileConfigLoader
+
+    course = Course(Path(tempfile.mkdtemp()) / "course")
+    course.write_config()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+    assert Path(config.Exchange.root) == course.exchange_dir and course.exchange_dir.is_dir()
+    Exchange(config=config).ensure_root()  # nbgrader's own check: its fail() raises where it would log the warning
+    shutil.rmtree(course.root.parent)
+
+
+def test_the_formgrader_token_is_never_on_a_command_line():
+    from autograder.commands.formgrader import TOKEN_ENV, command
+
+    argv = command(8888)
+    assert not any("token" in a.lower() for a in argv), argv
+    assert TOKEN_ENV == "JUPYTER_TOKEN"  # the variable Jupyter's server reads its token from (IdentityProvider)

@@ -39,6 +39,7 @@ def runs(tmp_path_factory) -> dict:
     """R1: ada, twin and cy; R2: cy again, with the same key."""
     root = tmp_path_factory.mktemp("integrity")
     key_file = root / "course.key"
+    coursekey.load(key_file, create=True)  # the course's key, made once: a named one is never made by grade
     subs = root / "subs"
     for student, source in (("ada", "ada"), ("twin", "ada"), ("cy", "cy")):
         (subs / student).mkdir(parents=True)

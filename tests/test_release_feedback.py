@@ -100,8 +100,9 @@ def test_a_notebook_handed_in_again_after_grading_is_held_back(handed_in, tmp_pa
     subprocess.run(["cp", "-r", str(src), str(submitted)], check=True)
     (submitted / handed_in["me"] / NB01 / f"{NB01}.ipynb").write_text("{}")
     argv = [str(handed_in["out"]), "--exchange", str(tmp_path / "exchange"), "--course", "attn"]
-    assert release_feedback.main([*argv, "--submissions", str(submitted)]) == 0
-    assert "handed in again since it was graded" in capsys.readouterr().out
+    assert release_feedback.main([*argv, "--submissions", str(submitted)]) == 1  # nothing released: said so
+    said = capsys.readouterr()
+    assert "handed in again since it was graded" in said.out and "ERROR: nothing released" in said.err
     assert not list((tmp_path / "exchange").rglob("*.html"))
 
 
@@ -171,6 +172,6 @@ def test_a_planted_secret_is_held_back_without_hanging(handed_in, tmp_path, caps
         with secret.open("wb") as fh:
             fh.truncate(1 << 31)  # 2 GiB, sparse: refused by its size before any read
     argv = [str(handed_in["out"]), "--exchange", str(tmp_path / "exchange"), "--course", "attn"]
-    assert release_feedback.main([*argv, "--submissions", str(tmp_path / "submitted")]) == 0
+    assert release_feedback.main([*argv, "--submissions", str(tmp_path / "submitted")]) == 1  # none released
     assert "held back 1" in capsys.readouterr().out
     assert not list((tmp_path / "exchange").rglob("*.html"))

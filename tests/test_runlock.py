@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from autograder import paths
 from autograder.results_folder import ResultsFolder
 from autograder.run import runlock
 
@@ -17,6 +19,7 @@ HOLD = """
 import sys, time
 sys.path.insert(0, {root!r})
 from autograder.run import runlock
+from autograder import paths
 from autograder.results_folder import ResultsFolder
 from pathlib import Path
 with runlock.results_folder(ResultsFolder(Path({out!r}))), runlock.uid_block() as base:
@@ -40,8 +43,11 @@ def other_run(tmp_path):
 
 def test_a_second_run_on_the_same_results_folder_is_refused(other_run, tmp_path):
     out, _ = other_run
+    subs = tmp_path / "subs" / "ann"  # a folder with a submission: refused for the lock, not for the layout
+    subs.mkdir(parents=True)
+    shutil.copy(paths.DATA / "submissions" / "ada" / "01_scaled_dot_product_attention.ipynb", subs)
     run = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(tmp_path), "--out", str(out), "--jobs", "1"],
+        [sys.executable, "-m", "autograder", "grade", str(subs.parent), "--out", str(out), "--jobs", "1"],
         capture_output=True,
         text=True,
         cwd=ROOT,

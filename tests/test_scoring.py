@@ -81,9 +81,10 @@ def test_kinds_are_typed_and_their_json_spelling_unchanged():
         student_id="ann", notebook="01_x", status=Status.ERROR, errors=["host: the kernel did not start (again)"]
     )
     assert result.retry_next_run and problems(result.errors) == {Problem.HOST}
-    assert not NotebookResult(
+    assert NotebookResult(  # the grader's own failure is not the learner's either: retried (issue 64 item 6)
         student_id="ben", notebook="01_x", status=Status.ERROR, errors=["grader error: boom"]
     ).retry_next_run
+    assert not NotebookResult(student_id="cy", notebook="01_x", status=Status.REJECTED, errors=["empty"]).retry_next_run
     text = json.dumps({"status": Status.GRADED, "test": Outcome.PASSED})
     assert text == '{"status": "graded", "test": "passed"}'
     assert Status("graded") is Status.GRADED and Status.GRADED == "graded"

@@ -10,8 +10,9 @@ two learners never get the same inputs. A course has one key, which `grade`, `gr
 2. the file named by `AUTOGRADER_KEY_FILE`,
 3. `build/course.key` in this checkout (git ignores build/; DEFAULT_KEY).
 
-`grade` and `gradescope` make a missing file (mode 0600, atomically: two shards starting at once
-get one key); `replay` and `merge` never make one. Results folders graded before this default
+`grade` and `gradescope` make the default file on a course's first run (mode 0600, atomically),
+and a named one only when told `--new-key` (every shard of a run may be told: they get one key);
+a mistyped path is refused, never made. `replay` and `merge` never make one. Results folders graded before this default
 hold their key in `RESULTS/.key` (legacy_key): a refusal names it.
 The key itself is never written anywhere else; results folders and shard records hold its
 fingerprint (`fingerprint`), which names it without revealing it.
@@ -33,6 +34,7 @@ KEY_ENV = "AUTOGRADER_KEY_FILE"
 KEY_BYTES = 32
 DEFAULT_KEY = paths.BUILD / "course.key"  # the course's one place when no other is named
 WHERE = f"--key FILE, else ${KEY_ENV}, else build/course.key"  # the search, as errors say it
+NEW_KEY_FLAG = "--new-key"  # the one way to make a key at a named place (grade, gradescope)
 
 
 class CourseKeyError(ValueError):
@@ -59,12 +61,50 @@ def legacy_key(results: ResultsFolder) -> Path | None:
     return path if path.is_file() else None
 
 
+def check(path: Path, create: bool) -> None:
+    """Refuse, before anything is written, a key place that cannot be used: a folder, no file, an unreadable file.
+
+    A missing file is refused unless `create` (the default place on a course's first run, or --new-key).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise CourseKeyError(
+            f"{path} is a folder, not a course key file: give the key file itself, e.g. --key {path / 'course.key'}"
+        )
+    if not path.exists():
+        if not create:
+            raise CourseKeyError(
+                f"{path}: no course key there (looked for: {WHERE}); check the path, or pass {NEW_KEY_FLAG} to "
+                "make a new key there (new hidden inputs: grade into a new results folder)"
+            )
+        return
+    if not os.access(path, os.R_OK):  # as this user; root reads every file, the open below catches the rest
+        raise CourseKeyError(_unreadable(path))
+
+
+def _unreadable(path: Path) -> str:
+    """Why a key file this user cannot read is refused, and what to do."""
+    return (
+        f"{path}: this user ({_user()}) cannot read the course key (permission denied); run as the key's "
+        f"owner, or give a copy this user owns (chmod 600) with --key FILE or ${KEY_ENV}"
+    )
+
+
+def _user() -> str:
+    """This process's user name, or its uid."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return f"uid {os.getuid()}"
+
+
 def load(path: Path, create: bool = True) -> bytes:
     """The key in `path`, made there (0600) if missing and `create`; refuses a file others can read."""
     path = Path(path)
+    check(path, create)
     if not path.exists():
-        if not create:
-            raise CourseKeyError(f"{path}: no course key there (looked for: {WHERE})")
         try:
             _create(path)
         except OSError as err:
@@ -74,9 +114,10 @@ def load(path: Path, create: bool = True) -> bytes:
             ) from None
     if os.name == "posix" and path.stat().st_mode & 0o077:
         raise CourseKeyError(f"{path}: the course key is readable by others; chmod 600 {path}")
-    text = path.read_text(encoding="ascii").strip()
     try:
-        key = bytes.fromhex(text)
+        key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except PermissionError:
+        raise CourseKeyError(_unreadable(path)) from None
     except ValueError:
         raise CourseKeyError(f"{path}: not a course key (64 hex digits)") from None
     if len(key) != KEY_BYTES:

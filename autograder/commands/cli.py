@@ -23,7 +23,7 @@ COMMANDS = {
     "export": ("autograder.commands.manual:export_main", "rewrite RESULTS' reports with the points given by hand"),
     "release-feedback": (
         "autograder.commands.release_feedback",
-        "put learners' feedback pages in nbgrader's exchange or a Moodle upload zip",
+        "put learners' feedback pages in nbgrader's exchange, a Canvas zip or a Moodle zip",
     ),
     "formgrader": (
         "autograder.commands.formgrader",

@@ -2,7 +2,8 @@
 
 `python -m autograder formgrader RESULTS` starts a Jupyter server in RESULTS/.course with
 nbgrader's formgrader extension only, on 127.0.0.1 and a free port, with a fresh token, and
-prints the URL to open (token included). As root it passes `--allow-root`. It serves
+prints the URL to open (token included). The token reaches the server in its environment
+(JUPYTER_TOKEN), never its command line, which any user's `ps` shows. As root it passes `--allow-root`. It serves
 RESULTS/.grading (autograder.gradebook.grading_view): the course's submissions with each
 written answer's rubric beside it, on the course's own gradebook, or with `--anonymous` on a
 copy where every learner is a pseudonym (HMAC of the course key: `pseudonyms`), whose scores
@@ -39,10 +40,13 @@ def free_port(ip: str) -> int:
         return s.getsockname()[1]
 
 
-def command(port: int, token: str, ip: str = "127.0.0.1") -> list[str]:
-    """The Jupyter server command (as root: --allow-root)."""
+TOKEN_ENV = "JUPYTER_TOKEN"  # where Jupyter's server reads its token: never on the command line, which ps shows
+
+
+def command(port: int, ip: str = "127.0.0.1") -> list[str]:
+    """The Jupyter server command (as root: --allow-root); its token goes in its environment (TOKEN_ENV)."""
     argv = [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--ip={ip}", f"--port={port}"]
-    argv += ["--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", EXTENSION]
+    argv += ["--ServerApp.port_retries=0", EXTENSION]
     return argv + (["--allow-root"] if os.geteuid() == 0 else [])
 
 
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"anonymous: {len(shown)} learner(s) shown as pseudonyms", flush=True)
     print(f"stop it with Ctrl-C, then: python -m autograder export {args.results}", flush=True)
     try:
-        return serve(command(port, token, args.ip), view.root)
+        return serve(command(port, args.ip), view.root, {**os.environ, TOKEN_ENV: token})
     finally:
         if shown is not None:
             print(f"{grading_view.collect(folder)} score(s) and comment(s) carried to the learners", flush=True)
@@ -102,9 +106,9 @@ def _raise_stopped(signum: int, _frame) -> None:
     raise Stopped(signum)
 
 
-def serve(argv: list[str], cwd: Path) -> int:
+def serve(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> int:
     """Run the server until it ends or this process is stopped (Ctrl-C: 0; a signal: 128 + it), then stop it."""
-    proc = subprocess.Popen(argv, cwd=cwd)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env)
     before = {s: signal.signal(s, _raise_stopped) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return proc.wait()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import sys
@@ -31,11 +32,25 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.gradebook import feedback
 from autograder.gradebook.course_folder import exchange_feedback
-from autograder.results import Status
+from autograder.results import NotebookResult, Status
 from autograder.results_folder import ResultsFolder
 from autograder.submissions import roster as rosters
 from autograder.submissions.intake import _read_regular
+
+FORMATS = """formats written (give exactly one):
+  --exchange ROOT  nbgrader's exchange: ROOT/COURSE/feedback/<hash>.html, fetched by the learner's own
+                   `nbgrader fetch_feedback NOTEBOOK` (needs --course and --submissions)
+  --canvas OUT.zip a zip for Canvas's "Re-Upload Submissions": <sortablename>_<canvas_id>_feedback_<page>
+                   (the roster's canvas_id column)
+  --moodle OUT.zip a zip for Moodle's "Upload multiple feedback files in a zip":
+                   <Full Name>_<moodle_id>_assignsubmission_file_/<page> (the roster's moodle_id column)
+Exit 0 when some page was released; 1 when none was (every page held back, or none to release)."""
+
+
+class _Raw(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's table as written."""
 
 
 def _handed(path: Path) -> bytes:
@@ -51,13 +66,34 @@ class Released:
     held: list[str] = field(default_factory=list)
 
 
-def _pages(folder: ResultsFolder):
-    """(result, page) for every saved result whose feedback page exists."""
+def _current(folder: ResultsFolder) -> dict[str, NotebookResult]:
+    """Each learner's current grade, as results.json has it (people's decisions and penalties applied)."""
+    data = json.loads(folder.results_json.read_text(encoding="utf-8"))
+    rows = (NotebookResult.from_dict(d) for d in data.get("submissions", []) if isinstance(d, dict))
+    return {r.key: r for r in rows}
+
+
+def _pages(folder: ResultsFolder, held: list[str]):
+    """(result, page) for every saved result whose feedback page exists and shows its current grade.
+
+    A page written for another grade than results.json's (a changed policy or score not yet exported)
+    is held back, with the reason, into `held`.
+    """
+    current = _current(folder)
     for state in folder.states().values():
         result = state.result
         page = folder.feedback_page(result.student_id, result.notebook)
-        if result.status in (Status.GRADED, Status.REJECTED) and page.is_file():
-            yield result, page
+        if result.status not in (Status.GRADED, Status.REJECTED) or not page.is_file():
+            continue
+        now = current.get(result.key)
+        if result.status == Status.GRADED and (now is None or feedback.page_mark(page) != feedback.grade_mark(now)):
+            shown, grade = feedback.page_mark(page) or "no grade", feedback.grade_mark(now) if now else "none"
+            held.append(
+                f"{result.key}: its page is older than the current grade (the page: {shown.rstrip('; ')}; "
+                f"now: {grade.rstrip('; ')}); run python -m autograder export {folder.root}, then release again"
+            )
+            continue
+        yield result, page
 
 
 def to_exchange(folder: ResultsFolder, root: Path, course: str, submitted: Path) -> Released:
@@ -66,7 +102,7 @@ def to_exchange(folder: ResultsFolder, root: Path, course: str, submitted: Path)
 
     done, dest = Released(), exchange_feedback(root, course)
     dest.mkdir(parents=True, exist_ok=True)
-    for result, page in _pages(folder):
+    for result, page in _pages(folder, done.held):
         handed = submitted / result.student_id / result.notebook
         name = f"{result.student_id}/{result.notebook}"
         try:  # what a learner handed in: regular files only, sizes bounded, no link followed, no FIFO waited on
@@ -116,7 +152,7 @@ def to_lms_zip(folder: ResultsFolder, zip_path: Path, platform: str) -> Released
     column = "canvas_id" if platform == "canvas" else "moodle_id"
     tmp = zip_path.with_name(f".{zip_path.name}.tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        for result, page in sorted(_pages(folder), key=lambda x: x[1]):
+        for result, page in sorted(_pages(folder, done.held), key=lambda x: x[1]):
             learner = learners.get(result.student_id)
             name = _lms_name(platform, learner, page) if learner else None
             if name is None:
@@ -124,13 +160,18 @@ def to_lms_zip(folder: ResultsFolder, zip_path: Path, platform: str) -> Released
                 continue
             zf.write(page, name)
             done.placed.append(f"{result.student_id}/{result.notebook}")
-    os.replace(tmp, zip_path)
+    if done.placed:
+        os.replace(tmp, zip_path)
+    else:  # an empty upload zip would look like a release: none is written
+        tmp.unlink()
     return done
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Release RESULTS' feedback pages to nbgrader's exchange or into a Moodle upload zip."""
-    parser = argparse.ArgumentParser(prog="python -m autograder release-feedback", description=main.__doc__)
+    """Release RESULTS' feedback pages: into nbgrader's exchange, a Canvas zip or a Moodle zip."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder release-feedback", description=main.__doc__, epilog=FORMATS, formatter_class=_Raw
+    )
     parser.add_argument("results", type=Path)
     parser.add_argument("--exchange", type=Path, help="nbgrader's exchange root (c.Exchange.root)")
     parser.add_argument("--course", help="the exchange's course id (c.CourseDirectory.course_id)")
@@ -159,4 +200,28 @@ def main(argv: list[str] | None = None) -> int:
     print(f"released {len(done.placed)} page(s); held back {len(done.held)}")
     for line in done.held:
         print(f"  held back: {line}")
-    return 0
+    return _nothing_released(done, args)
+
+
+def _nothing_released(done: Released, args: argparse.Namespace) -> int:
+    """0 when some page went out; else 1, with the reason and what to do."""
+    if done.placed:
+        return 0
+    if not done.held:
+        print(f"ERROR: nothing released: {args.results} holds no feedback page (grade it first)", file=sys.stderr)
+    elif args.exchange or not all(" on the roster" in line for line in done.held):
+        print(
+            "ERROR: nothing released"
+            + ("" if args.exchange else " and no zip written")
+            + ": every page was held back (above); do what each line says (export, or grade again what was "
+            "handed in again; with --exchange, check --submissions is the folder graded), then release again",
+            file=sys.stderr,
+        )
+    else:
+        column = "moodle_id" if args.moodle else "canvas_id"
+        print(
+            f"ERROR: nothing released and no zip written: no graded learner has a {column} on the roster; add "
+            f"the {column} column to the roster (from the LMS's participants export) and grade again with --roster",
+            file=sys.stderr,
+        )
+    return 1

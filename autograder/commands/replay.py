@@ -33,7 +33,20 @@ from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
 from autograder.material import answers
 from autograder.results_folder import ResultsFolder
-from autograder.run import grade, runlock
+from autograder.run import grade, overrides, runlock
+
+
+def override_line(folder: ResultsFolder, student: str, notebook: str, test: str) -> str | None:
+    """The override in force on this test (its grade is the instructor's, not the checks'), in one line, or None."""
+    held = overrides.Store(folder).current.get(f"{student}/{notebook}/{test}")
+    if held is None:
+        return None
+    out_of = f"/{held.out_of:g}" if held.out_of else ""
+    comment = f": {held.comment}" if held.comment else ""
+    return (
+        f"== OVERRIDDEN: the grade uses {held.points:g}{out_of}, set by {held.source} on {held.at or '?'} "
+        f"(the checks gave {held.auto_score:g}){comment}; the score above is the checks' alone"
+    )
 
 
 class ReplayError(ValueError):
@@ -244,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     if new is not None:
         graded = f"{before['score']:g}/{before['max_score']:g}" if before else "not graded before"
         print(f"== score now {new.score:g}/{new.max_score:g} ({new.status}); graded run: {graded}")
+    if said := override_line(ResultsFolder(args.results.resolve()), args.student, args.notebook, args.test):
+        print(said)
     if args.save:
         save: Any = np.savez  # (numpy's stubs differ across versions on **arrays beside allow_pickle)
         save(args.save, **arrays)

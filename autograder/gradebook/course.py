@@ -21,6 +21,7 @@ c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.db_url = {db_url!r}
+c.Exchange.root = {exchange!r}  # the course's own (formgrader lists it): never the machine's, unwritable one
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 c.Execute.timeout = {timeout}
 c.Execute.kernel_name = "python3"
@@ -79,8 +80,10 @@ class Course(CourseFolder):
     def write_config(self) -> None:
         """(Re)write nbgrader_config.py so that nbgrader sees only what this package sets."""
         self.root.mkdir(parents=True, exist_ok=True)
+        self.exchange_dir.mkdir(exist_ok=True)
         text = _CONFIG.format(
             root=str(self.root),
+            exchange=str(self.exchange_dir),
             course_id=COURSE_ID,
             db_url=self.db_url,
             stub=markup.CODE_STUB,

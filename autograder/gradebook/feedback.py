@@ -177,14 +177,41 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'n
 CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
 
 
-def with_csp(page: str) -> str:
-    """The page with the Content-Security-Policy meta tag first in its head (before any script)."""
+def with_csp(page: str, mark: str = "") -> str:
+    """The page with the Content-Security-Policy meta tag first in its head (before any script), then its grade mark."""
+    tags = CSP_META + (f'\n<meta name="{GRADE_META}" content="{html.escape(mark)}">' if mark else "")
     head = re.search(r"<head\b[^>]*>", page, re.I)
     if head:
-        return page[: head.end()] + "\n" + CSP_META + page[head.end() :]
+        return page[: head.end()] + "\n" + tags + page[head.end() :]
     doctype = re.match(r"\s*<!doctype[^>]*>", page, re.I)
     at = doctype.end() if doctype else 0
-    return page[:at] + f"<head>{CSP_META}</head>" + page[at:]
+    return page[:at] + f"<head>{tags}</head>" + page[at:]
+
+
+GRADE_META = "autograder-grade"  # the grade a page was written for, at the top of its head (grade_mark)
+_MARK = re.compile(rf'<meta name="{GRADE_META}" content="([^"]*)">')
+
+
+def grade_mark(result: NotebookResult) -> str:
+    """Everything of a learner's grade a page shows, in one line: the score, the penalty, each test's points."""
+    tests = ",".join(f"{t.name}={t.score:g}/{t.max_score:g}" for t in result.tests)
+    return f"{result.score:g}/{result.max_score:g} penalty {result.penalty:g}; {tests}"
+
+
+def page_mark(path: Path) -> str | None:
+    """The grade mark a feedback page was written with (read from its first bytes), or None."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16384).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _MARK.search(head)
+    return html.unescape(found.group(1)) if found else None
+
+
+def stale(folder: ResultsFolder, result: NotebookResult) -> bool:
+    """Whether a graded result's feedback page is missing or shows another grade than `result` has now."""
+    return page_mark(folder.feedback_page(result.student_id, result.notebook)) != grade_mark(result)
 
 
 def generate(course: CourseFolder, session, result: NotebookResult, folder: ResultsFolder) -> Path:
@@ -199,7 +226,7 @@ def generate(course: CourseFolder, session, result: NotebookResult, folder: Resu
     dest.parent.mkdir(parents=True, exist_ok=True)
     page = course.format_path(FEEDBACK, name, student, name).read_text(encoding="utf-8")
     tmp = dest.with_name(f".{dest.name}.tmp")
-    tmp.write_text(with_csp(page), encoding="utf-8")
+    tmp.write_text(with_csp(page, grade_mark(result)), encoding="utf-8")
     os.replace(tmp, dest)
     return dest
 

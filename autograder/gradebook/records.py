@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import shutil
 import warnings
 from collections.abc import Mapping
@@ -163,7 +164,19 @@ class Session:
     @staticmethod
     def _check(outcome: dict, what: str, name: str, student: str) -> None:
         if not outcome.get("success"):
-            raise NbgraderError(f"nbgrader {what} {name} for {student} failed: {outcome.get('error', '')[-2000:]}")
+            said = f"nbgrader {what} {name} for {student} failed: {outcome.get('error', '')[-2000:]}"
+            cause = log_cause(outcome.get("log", ""))  # nbgrader's own error says only "see the above traceback"
+            raise NbgraderError(f"{said} | the cause, from nbgrader's log: {cause}" if cause else said)
+
+
+EXCEPTION_LINE = re.compile(r"^\s*((?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Exit|NotFound)\b.*)$", re.M)
+
+
+def log_cause(log: str) -> str:
+    """The last exception line an nbgrader log holds (the failure its converters caught), or ""."""
+    found = [m.group(1).strip() for m in EXCEPTION_LINE.finditer(log or "")]
+    found = [line for line in found if not line.startswith("nbgrader.converters.base.NbGraderException")]
+    return found[-1][:600] if found else ""
 
 
 def reconcile(course: CourseFolder, results: list[NotebookResult]) -> None:

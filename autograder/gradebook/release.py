@@ -13,7 +13,7 @@ import nbformat
 from autograder import paths
 from autograder.gradebook import coursecache
 from autograder.gradebook.course_folder import RELEASE, CourseFolder
-from autograder.material import colab, released, selfstudy
+from autograder.material import colab, contents, released, selfstudy
 
 BUNDLE_NAME = "attention-workbook-student.zip"
 
@@ -38,6 +38,7 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
         coursecache.materialise(names, setup.root, solutions)
         for name in names:
             nb = normalise(nbformat.read(setup.format_path(RELEASE, name, notebook=name), as_version=4))
+            _current_points(nb)
             _keep_history(name, nb, solutions, record=out_dir.resolve() == paths.NOTEBOOKS.resolve())
             target = out_dir / f"{name}.ipynb"
             nbformat.write(nb, target)
@@ -45,6 +46,12 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
     for name, helper in paths.LEARNER_HELPERS.items():  # what the notebooks import beside them (and Colab fetches)
         shutil.copyfile(helper, out_dir / name)
     return written
+
+
+def _current_points(nb: nbformat.NotebookNode) -> None:
+    """The self-check cell written from the graded cells' points now, whatever the source's cell still says."""
+    for cell in (c for c in nb.cells if contents.is_self_check(c)):
+        cell.source = contents.self_check_source(nb)
 
 
 def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path, record: bool) -> None:

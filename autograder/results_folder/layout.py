@@ -1,7 +1,7 @@
 """The results folder's layout: where everything in it is, and its saved states, in one place.
 
     RESULTS/
-      grades.csv lms.csv canvas.csv moodle.csv results.json scores.png   the reports
+      grades.csv lms.csv canvas.csv moodle.csv results.json scores.png   the reports (not_exported.csv: graded, off the roster)
       similarity.html similarity.csv similarity.json                     the similarity report (and its marks)
       feedback/<student>/<notebook>.html                                 what learners get
       .state/<student>/<notebook>.json (+ .ipynb)                        each graded submission
@@ -34,6 +34,7 @@ from autograder.submissions import ids
 STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
 GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.png"
 CANVAS, MOODLE = "canvas.csv", "moodle.csv"
+NOT_EXPORTED = "not_exported.csv"
 OVERRIDES, HAND_HISTORY = "overrides.json", "hand_history.json"
 LATE_POLICY, TIMES, ROSTER = "late.toml", "timestamps.json", "roster.csv"
 ASSIGNMENTS = "assignments.json"
@@ -94,6 +95,11 @@ class ResultsFolder:
             "canvas": self.root / CANVAS,
             "moodle": self.root / MOODLE,
         }
+
+    @property
+    def not_exported_csv(self) -> Path:
+        """Graded learners no LMS export carries (not on the roster), and why (autograder.run.report)."""
+        return self.root / NOT_EXPORTED
 
     @property
     def similarity_html(self) -> Path:
@@ -167,6 +173,10 @@ class ResultsFolder:
     def lock_file(self) -> Path:
         """The lock one live run holds (autograder.run.runlock)."""
         return self.root / LOCK
+
+    def holds_results(self) -> bool:
+        """Whether this folder is a results folder already (a report, a saved state or its key record)."""
+        return any(p.exists() for p in (self.grades_csv, self.results_json, self.key_record, self.state_dir))
 
     def has_states(self) -> bool:
         """Whether any submission's state is saved here (read from disk, not the cached states)."""

@@ -32,11 +32,11 @@ from autograder.gradebook.course import COURSE_ID, Course, sources_digest
 from autograder.kernel import launchers, sandbox
 from autograder.kernel.limits import Limits
 from autograder.material import answers
-from autograder.results import NotebookResult, Problem, Status, problems
+from autograder.results import NotebookResult, Problem, Status, clip, problems
 from autograder.results_folder import ResultsFolder
-from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, runlock, warmup
+from autograder.run import assignments, gradebook_stage, interrupt, late, overrides, pool, preflight, runlock, warmup
 from autograder.run import shard as sharding
-from autograder.run.report import histogram, printable, summary, table, write_reports
+from autograder.run.report import histogram, one_line, printable, similarity_lines, summary, table, write_reports
 from autograder.submissions import canvas_times, ids, intake, roster
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class Options:
     # functions (an out-of-memory job would then end the run, and torch is imported here)
     in_process: bool = False
     key_file: Path | None = None  # the course key (coursekey.locate: default $AUTOGRADER_KEY_FILE, build/course.key)
+    new_key: bool = False  # make the key where it is looked for if there is none (--new-key); else only the default
     seed_id: str = ""  # draw hidden inputs for this learner id instead of each submission's (Gradescope)
     similarity: bool = False  # write the similarity report at the end (autograder.run.similarity)
     roster: Path | None = None  # the class roster CSV (autograder.submissions.roster)
@@ -96,14 +97,14 @@ def _jobs(opts: Options, items, course: Course, secret: bytes, states, digest) -
         if isinstance(item, NotebookResult):
             continue
         old = states.get(f"{item.student_id}/{item.notebook}")
-        host_failure = Problem.HOST in problems(old.result.errors) if old else False
+        host_failure = old.result.retry_next_run if old else False  # the host's or the grader's own failure
         kept = old and (old.digest, old.result.content_hash, old.result.seed_id) == (
             digest,
             item.content_hash,
             opts.seed_id,
         )
         if kept and not host_failure:
-            continue  # unchanged submission, same sources, engine and inputs: keep its grade (a host failure is retried)
+            continue  # unchanged submission, same sources, engine and inputs: keep its grade (a grader-side failure is retried)
         todo.append(
             Job(
                 student_id=item.student_id,
@@ -164,7 +165,8 @@ def finish(
 
     A saved result is 'recorded' once nbgrader has scored it and its feedback exists; a
     run killed before that records it here, next time. Each notebook is recorded once.
-    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten.
+    The feedback of `touched` results (and of any whose override formgrader changed) is rewritten, and
+    so is every page whose grade differs from the result's now (feedback.stale: a late policy, an extension).
     `similarity`: write the similarity report anew (else the last one's marks are kept).
     """
     grading_view.collect(folder)  # scores typed in an anonymous formgrader, onto the learners' own rows
@@ -172,13 +174,27 @@ def finish(
     results = folder.results()
     touched = touched | overrides.adopt(folder, recorder.course, results)  # scores entered in formgrader
     gradebook_stage.apply_decisions(folder, recorder.course, results)  # written answers, overrides, late
-    for result in (r for r in results if r.key in touched and r.status == Status.GRADED):
-        recorder.refresh_feedback(result)
+    for result in (r for r in results if r.status == Status.GRADED and (r.key in touched or feedback.stale(folder, r))):
+        _refresh(recorder, result)  # every page shows the grade every report has (a policy, an extension...)
     write_reports(folder, results)
     _notices(folder, results)
     histogram(results, folder.scores_png)
     _similarity(folder, results, similarity)
     return results
+
+
+def _refresh(recorder: gradebook_stage.Recorder, result: NotebookResult) -> None:
+    """Rewrite one feedback page; one that cannot be rewritten is said, and release-feedback holds it back."""
+    try:
+        recorder.refresh_feedback(result)
+    except Exception as exc:  # noqa: BLE001 - a page never takes the grades away
+        if interrupt.REQUESTED.is_set():
+            raise KeyboardInterrupt from exc
+        print(
+            f"warning: the feedback page of {printable(result.key)} was not rewritten ({type(exc).__name__}: "
+            f"{printable(clip(str(exc), 300))}); release-feedback holds it back until export rewrites it",
+            file=sys.stderr,
+        )
 
 
 def _notices(folder: ResultsFolder, results: list[NotebookResult]) -> None:
@@ -200,19 +216,30 @@ def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool
 
 
 def _course_key(opts: Options) -> bytes:
-    """The course's one key (coursekey.locate; made if missing), recorded by fingerprint.
-
-    A sharded run never makes the default one: each machine's checkout would make its own.
-    """
+    """The course's one key (coursekey.locate), recorded by fingerprint; made only as _may_make_key says."""
     path = coursekey.locate(opts.key_file)
-    if opts.shard is not None and not coursekey.named(opts.key_file) and not path.exists():
+    if opts.shard is not None and not opts.new_key and not coursekey.named(opts.key_file) and not path.exists():
         raise coursekey.CourseKeyError(
             f"a sharded run needs the course's one key and there is none at {path}: copy the course's key "
-            f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (made on first use)"
+            f"there, or give every shard the same --key FILE or {coursekey.KEY_ENV} (with {coursekey.NEW_KEY_FLAG} "
+            "to make it on first use)"
         )
-    key = coursekey.load(path)
+    made = not path.exists()
+    key = coursekey.load(path, create=may_make_key(opts))
+    if made:
+        print(f"made a new course key at {path}: keep it, every regrade, replay and shard needs it", file=sys.stderr)
     coursekey.claim(opts.folder, key, path)
     return key
+
+
+def may_make_key(opts: Options) -> bool:
+    """Whether a missing key may be made: told --new-key, or the default place on a folder's first, unsharded run.
+
+    A named place that does not exist is a typo far more often than a new course: it is refused.
+    """
+    if opts.new_key:
+        return True
+    return not coursekey.named(opts.key_file) and opts.shard is None and not opts.folder.key_record.exists()
 
 
 def prepare(folder: ResultsFolder, needed: list[str], cell_seconds: int | None = None) -> tuple[Course, str]:
@@ -291,7 +318,9 @@ def _grade(opts: Options, ready: Callable[[], launchers.Launch], uid_base: int) 
         roster.to_gradebook(enrolled, course.db_path, COURSE_ID)  # formgrader shows the roster's names
     secret = _course_key(opts)  # hidden inputs: drawn from it per learner, notebook and test
     sharding.record(opts.folder, opts.shard, digest, coursekey.fingerprint(secret))
-    late.record_times(opts.folder, opts.submissions, items)
+    untimed = late.record_times(opts.folder, opts.submissions, items)
+    if untimed and opts.late:  # the policy cannot reach them: said once per run, with how to get the times
+        print(late.untimed_warning(untimed, opts.submissions), file=sys.stderr)
     for item in items:
         if isinstance(item, NotebookResult):
             if item.notebook in known:
@@ -334,7 +363,14 @@ def main(argv: list[str] | None = None) -> int:
         "(Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm); merge the shards with python -m autograder merge",
     )
     parser.add_argument(
-        "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
+        "--key",
+        type=Path,
+        help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made on a course's first run)",
+    )
+    parser.add_argument(
+        coursekey.NEW_KEY_FLAG,
+        action="store_true",
+        help="make the course key at --key FILE (or $AUTOGRADER_KEY_FILE) if there is none: only for a new course",
     )
     parser.add_argument(
         "--seed-id",
@@ -358,8 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.unsafe:
         print("WARNING: --unsafe: learner code runs WITHOUT the sandbox.", file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout)
-    if not args.submissions.is_dir():  # before anything is made in RESULTS
-        print(f"ERROR: submissions folder {args.submissions} does not exist", file=sys.stderr)
+    if said := preflight.refusal(args.submissions, args.out, set(paths.notebook_names())):
+        print(f"ERROR: {said}", file=sys.stderr)  # before anything is made in RESULTS
         return 2
     try:
         shard = sharding.parse(args.shard) if args.shard else None
@@ -376,12 +412,18 @@ def main(argv: list[str] | None = None) -> int:
         quiet=args.quiet,
         shard=shard,
         key_file=args.key,
+        new_key=args.new_key,
         seed_id=args.seed_id,
         similarity=not args.no_similarity,
         roster=args.roster,
         late=args.late,
         assignment=assignment,
     )
+    try:  # a mistyped, folder or unreadable key: refused before anything is written
+        coursekey.check(coursekey.locate(opts.key_file), may_make_key(opts))
+    except coursekey.CourseKeyError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
     if shard is not None and not args.quiet:
         print(f"shard: {shard}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -403,25 +445,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(table(results))
     print(f"\n{summary(results)}")
+    if opts.similarity:  # this run's report (with --no-similarity the last one is stale: not counted here)
+        print("\n".join(["", *similarity_lines(opts.folder)]))
     print(f"\n{len(results)} row(s) in {opts.folder.grades_csv} ({time.perf_counter() - t0:.1f} s)")
     return exit_code(results)
 
 
-EXIT_HOST = 3  # a row is a host failure: run the same command again (README "Exit codes")
+EXIT_HOST = 3  # a row is a host's or the grader's own failure: fix what it names, run the same command again
 EXIT_AUTHORING = 4  # a source notebook's own checks failed as written: fix it, then grade again
 
 
 def exit_code(results: list[NotebookResult]) -> int:
-    """0 when every submission has a row on its merits; EXIT_HOST when some could not be graded here."""
+    """0 when every submission has a row on its merits; EXIT_HOST when some failed on the grader's side."""
     if any(Problem.AUTHORING in problems(r.errors) for r in results):
         return EXIT_AUTHORING  # (the summary names the notebook and what failed)
-    host = [r for r in results if r.retry_next_run]
-    if not host:
+    failed = [r for r in results if r.retry_next_run]
+    if not failed:
         return 0
+    first = failed[0]
     print(
-        f"ERROR: {len(host)} of {len(results)} notebook(s) could not be graded on this host "
-        f"(first: {host[0].student_id}/{host[0].notebook}: {host[0].errors[0][:300]}); "
-        "run the same command again to grade them",
+        f"ERROR: {len(failed)} of {len(results)} notebook(s) were not graded because the grader or this host "
+        f"failed, not the learners' work (first: {first.student_id}/{first.notebook}: {one_line(clip(first.errors[0], 600))}); "
+        "fix what it names, then run the same command again: those notebooks are graded again",
         file=sys.stderr,
     )
     return EXIT_HOST

@@ -8,13 +8,14 @@ put on a result in one place, `apply_decisions`, for a feedback page and for the
 from __future__ import annotations
 
 import copy
+import traceback
 from typing import TYPE_CHECKING
 
 import nbformat
 
 from autograder.gradebook import feedback
 from autograder.gradebook.course import Course
-from autograder.results import NotebookResult, Problem, Status
+from autograder.results import NotebookResult, Problem, Status, clip
 from autograder.results_folder import ResultsFolder
 from autograder.run import interrupt, late, overrides
 
@@ -85,7 +86,8 @@ def record_or_error(recorder: Recorder, result: NotebookResult, digest: str, exe
         if interrupt.REQUESTED.is_set():  # Ctrl-C inside nbgrader: left unrecorded, the next run records it
             raise KeyboardInterrupt from exc
         result.status = Status.ERROR
-        result.errors.append(f"{Problem.GRADER} while recording the grade and feedback: {exc!r}"[:500])
+        said = "".join(traceback.format_exception_only(exc)).strip()  # the exception itself, never cut off
+        result.errors.append(clip(f"{Problem.GRADER} while recording the grade and feedback: {said}", 1500))
         recorder.folder.save(result, digest)
 
 

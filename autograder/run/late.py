@@ -37,6 +37,7 @@ from pathlib import Path
 
 from autograder.results import NotebookResult, Status
 from autograder.results_folder import HandedIn, ResultsFolder
+from autograder.submissions import canvas_times
 
 MAX_SMALL_FILE = 2**20
 
@@ -164,10 +165,13 @@ def _small_file(path: Path) -> str | None:
         return fh.read(MAX_SMALL_FILE).decode("utf-8", "replace")
 
 
-def record_times(folder: ResultsFolder, submissions: Path, items: list) -> None:
-    """Keep each submission's time (and an LMS's late mark) in RESULTS/timestamps.json."""
+def record_times(folder: ResultsFolder, submissions: Path, items: list) -> list[str]:
+    """Keep each submission's time (and an LMS's late mark) in RESULTS/timestamps.json.
+
+    Returns the submissions an LMS marked late that have no time (no penalty can be computed for them).
+    """
     table = _table(submissions)
-    kept = _times(folder)
+    kept, untimed = _times(folder), []
     for item in items:
         if isinstance(item, NotebookResult):
             continue
@@ -178,7 +182,20 @@ def record_times(folder: ResultsFolder, submissions: Path, items: list) -> None:
         except LateError:
             stamp = ""
         kept[item.key] = HandedIn(stamp, bool(item.late), item.content_hash)
+        if item.late and not stamp:
+            untimed.append(item.key)
     folder.write_times(kept)
+    return untimed
+
+
+def untimed_warning(untimed: list[str], submissions: Path) -> str:
+    """One line: late-marked submissions without a time got no penalty, and how to get Canvas's times."""
+    return (
+        f"warning: {len(untimed)} submission(s) marked _LATE have no submission time (first: {untimed[0]}), so no "
+        f"late penalty was computed for them: save Canvas's submissions list (GET /api/v1/courses/<course>/"
+        f"assignments/<assignment>/submissions?include[]=submission_history&per_page=100) as "
+        f"{submissions / canvas_times.FILE}, or give their times in {submissions / 'timestamps.csv'}, then grade again"
+    )
 
 
 def _folder_stamp(folder: Path) -> str:

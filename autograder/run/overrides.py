@@ -7,6 +7,10 @@ adopt it). Each is kept in RESULTS/overrides.json with the hash of the submissio
 given for, and mirrored as the test's manual score in the gradebook, so that formgrader
 and `nbgrader export` agree with grades.csv. When the learner's submission changes, the
 next `grade` run drops it (moved to the file's history) and says so.
+
+When a test's points change (its source cell's nbgrader points), an override keeps its
+fraction of them: 1.5 of 2 becomes 2.25 of 3, said on the console and kept in the file
+(`out_of` records the points it was given against), never silently 1.5 of 3.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Override:
     auto_score: float  # what the checks gave
     source: str  # "mark" | "formgrader"
     at: str = ""
+    out_of: float = 0.0  # the test's points when it was given (0: an older file's; taken as the points now)
 
     @property
     def key(self) -> str:
@@ -112,6 +117,7 @@ def give(
             content_hash=result.content_hash,
             auto_score=found.score,
             source="mark",
+            out_of=found.max_score,
         )
     )
     with course.gradebook() as gb:
@@ -159,6 +165,7 @@ def adopt(folder: ResultsFolder, course: CourseFolder, results: list[NotebookRes
                             content_hash=result.content_hash,
                             auto_score=test.score,
                             source="formgrader",
+                            out_of=test.max_score,
                         )
                     )
                     touched.add(result.key)
@@ -189,6 +196,7 @@ def apply(folder: ResultsFolder, course: CourseFolder | None, results: list[Note
         if test is None:  # the course no longer has this test
             dropped.append(store.drop(key, "the notebook no longer has this test"))
             continue
+        _follow_points(store, held, test.max_score)
         _use(test, held)
         _mirror(gb, held)
         result.total()
@@ -197,6 +205,21 @@ def apply(folder: ResultsFolder, course: CourseFolder | None, results: list[Note
         gb.close()
     store.save()
     return dropped
+
+
+def _follow_points(store: Store, held: Override, points: float) -> None:
+    """An override given against other points than the test has now: the same fraction of the new points, said."""
+    if not held.out_of:
+        held.out_of, store.changed = points, True
+    if abs(held.out_of - points) <= 1e-9:
+        return
+    before = f"{held.points:g}/{held.out_of:g}"
+    held.points, held.out_of, store.changed = round(held.points * points / held.out_of, 6), points, True
+    print(
+        f"override rescaled: {held.student_id} · {held.notebook} · {held.test}: {before} -> {held.points:g}/{points:g} "
+        "(the test's points changed; the same fraction kept: give another with mark if it should differ)",
+        file=sys.stderr,
+    )
 
 
 def _use(test, held: Override) -> None:

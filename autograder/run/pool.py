@@ -16,7 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from autograder.kernel import sandbox
-from autograder.results import NotebookResult, Problem, Status
+from autograder.results import NotebookResult, Problem, Status, clip
 from autograder.run import interrupt, runlock
 
 if TYPE_CHECKING:
@@ -57,17 +57,17 @@ def run_one(job: Job, slot: int, uid_base: int = sandbox.SANDBOX_UID):
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - one submission must not stop the batch (SystemExit included)
-        where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")
-        return error_row(job, f"{Problem.GRADER}: {exc!r} at {where}"), None
+        where = "".join(traceback.format_exception(exc)[-3:]).strip().replace("\n", " | ")  # ends with the exception
+        return error_row(job, f"{Problem.GRADER}: {where}"), None
 
 
 def error_row(job: Job, reason: str) -> NotebookResult:
-    """A job the grader could not finish: its row, saved with its content hash (re-run when it changes)."""
+    """A job the grader could not finish: its row, saved with its content hash (graded again by the next run)."""
     return NotebookResult(
         student_id=job.student_id,
         notebook=job.notebook,
         status=Status.ERROR,
-        errors=[reason[:1500]],
+        errors=[clip(reason, 1500)],
         content_hash=job.content_hash,
     )
 

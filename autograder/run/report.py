@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
+import sys
 import unicodedata
 from pathlib import Path
 
 from autograder import paths
 from autograder.material import answers
-from autograder.results import AUTHORING, NotebookResult, Problem, Status, problems, write_json_atomic
+from autograder.results import AUTHORING, NotebookResult, Problem, Status, clip, problems, write_json_atomic
 from autograder.results_folder import ResultsFolder
 from autograder.run import assignments, exports
 from autograder.run.sheet import Columns, csv_text
@@ -78,7 +81,7 @@ def grades_csv(
                 f"{r.penalty:g}" if graded else "",
                 r.status,
                 "; ".join(r.flags)[:1000],
-                "; ".join(r.errors)[:500],
+                clip("; ".join(r.errors), 1000),  # the end kept: an exception's own type and message
                 " ".join(t.name for t in r.tests if t.pending),
                 " ".join(t.name for t in r.tests if t.overridden),
             ]
@@ -155,6 +158,7 @@ def write_reports(folder: ResultsFolder, results: list[NotebookResult]) -> None:
     if roster is not None:
         texts["canvas"] = exports.canvas_csv(results, roster, columns)
         texts["moodle"] = exports.moodle_csv(results, roster, columns)
+    _not_exported(folder, results, roster)
     reports = folder.reports()
     for kind, text in texts.items():
         tmp = reports[kind].with_name(f".{reports[kind].name}.{os.getpid()}.tmp")
@@ -162,6 +166,27 @@ def write_reports(folder: ResultsFolder, results: list[NotebookResult]) -> None:
         os.replace(tmp, reports[kind])
     ordered = sorted(results, key=lambda r: (r.student_id, r.notebook))
     write_json_atomic(folder.results_json, {"submissions": [r.to_dict() for r in ordered]})
+
+
+def _not_exported(folder: ResultsFolder, results: list[NotebookResult], roster: rosters.Roster | None) -> None:
+    """Graded learners the roster lacks: named on the console and in not_exported.csv (removed when none is)."""
+    rows = exports.not_exported(results, roster) if roster is not None else []
+    if not rows:
+        folder.not_exported_csv.unlink(missing_ok=True)
+        return
+    folder.not_exported_csv.write_text(exports.not_exported_csv(rows), encoding="utf-8", errors="backslashreplace")
+    names = sorted({r.student_id for r in rows})
+    shown = ", ".join(printable(n) for n in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    print(
+        f"warning: {len(names)} graded learner(s) not on the roster, so in no LMS export (canvas.csv, moodle.csv): "
+        f"{shown}; listed in {folder.not_exported_csv}: add them to the roster, then run export",
+        file=sys.stderr,
+    )
+
+
+def one_line(text: str) -> str:
+    """A message (a traceback's lines, say) on one console line, printable."""
+    return printable(" | ".join(line.strip() for line in text.splitlines() if line.strip()))
 
 
 def printable(text: str) -> str:
@@ -173,28 +198,82 @@ def table(results: list[NotebookResult]) -> str:
     """A text table: one line per student and notebook, with status and flags."""
     lines = [f"{'student':<20} {'notebook':<34} {'score':>11}  status"]
     for r in sorted(results, key=lambda r: (r.student_id, r.notebook)):
-        status = r.status if r.status == Status.GRADED else f"{r.status}: {'; '.join(r.errors)[:60]}"
+        graded = r.status == Status.GRADED
+        status = r.status if graded else f"{r.status}: {'; '.join(r.errors)[:60]}"
         flags = f"  [{len(r.flags)} flag(s)]" if r.flags else ""
         changed = [t.name for t in r.tests if t.overridden]
         flags += f"  [overridden: {', '.join(changed)}]" if changed else ""
-        line = f"{r.student_id:<20} {r.notebook:<34} {r.score:>5g} / {r.max_score:<3g}  {status}{flags}"
+        score = f"{r.score:g}" if graded else ""  # blank, as every file writes a row with no grade
+        line = f"{r.student_id:<20} {r.notebook:<34} {score:>5} / {r.max_score:<3g}  {status}{flags}"
         lines.append(printable(line))
     return "\n".join(lines)
 
 
+FLAG_KINDS = ("forbidden", "edited", "kernel")  # the summary's flag columns (flag_kind)
+
+
+def flag_kind(flag: str) -> str:
+    """A flag's kind: 'forbidden' (the source scan), 'kernel' (what the kernel sent), else 'edited' (the notebook)."""
+    head = flag.partition(":")[0]
+    return head if head in ("forbidden", "kernel") else "edited"
+
+
 def summary(results: list[NotebookResult]) -> str:
-    """Per notebook: how many graded, mean score, full marks, zeros, rejected, flagged."""
-    lines = [f"{'notebook':<34} {'graded':>6} {'mean %':>7} {'full':>5} {'zero':>5} {'rejected':>8} {'flagged':>7}"]
+    """Per notebook: how many graded, mean score, full marks, zeros, rejected, and submissions flagged per kind."""
+    kinds = " ".join(f"{k:>9}" for k in FLAG_KINDS)
+    lines = [f"{'notebook':<34} {'graded':>6} {'mean %':>7} {'full':>5} {'zero':>5} {'rejected':>8} {kinds}"]
     for name in sorted({r.notebook for r in results}):
         rows = [r for r in results if r.notebook == name]
         graded = [r for r in rows if r.status == Status.GRADED]
         mean = sum(100 * r.score / r.max_score for r in graded if r.max_score) / max(1, len(graded))
         full = sum(_automatic(r) >= r.auto_max > 0 for r in graded)  # every automatic point (README's "full marks")
+        counts = " ".join(f"{sum(any(flag_kind(f) == k for f in r.flags) for r in rows):>9}" for k in FLAG_KINDS)
         lines.append(
             f"{name:<34} {len(graded):>6} {mean:>7.1f} {full:>5} "
-            f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {sum(bool(r.flags) for r in rows):>7}"
+            f"{sum(r.score == 0 for r in graded):>5} {len(rows) - len(graded):>8} {counts}"
         )
-    return "\n".join(lines + authoring_lines(results))
+    return "\n".join(lines + authoring_lines(results) + grader_lines(results))
+
+
+def grader_lines(results: list[NotebookResult]) -> list[str]:
+    """One line per notebook with rows the grader or the host failed on: not the learners', and what to do."""
+    lines = []
+    for name in sorted({r.notebook for r in results}):
+        hit = [e for r in results if r.notebook == name and r.retry_next_run for e in r.errors[:1]]
+        if hit:
+            lines.append(
+                f"GRADER-SIDE FAILURE in {name} ({len(hit)} submission(s) not graded, not the learners' doing; the "
+                f"next run grades them again): fix what this names, then run grade again: {one_line(clip(hit[0], 600))}"
+            )
+    return lines
+
+
+def similarity_lines(folder: ResultsFolder) -> list[str]:
+    """The similarity report's flagged pairs, counted by kind per notebook, and where the report is (read back)."""
+    try:
+        rows = list(csv.DictReader(io.StringIO(folder.similarity_csv.read_text(encoding="utf-8"))))
+    except OSError:
+        return []
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        if row.get("flagged") == "True":
+            kind = _pair_kind(row.get("a", ""), row.get("b", ""))
+            per = counts.setdefault(row.get("notebook", ""), {})
+            per[kind] = per.get(kind, 0) + 1
+    total = sum(sum(c.values()) for c in counts.values())
+    head = f"similarity: {total} flagged pair(s) of {len(rows)} compared; report: {folder.similarity_html}"
+    return [head] + [
+        printable(f"  {name}: " + ", ".join(f"{n} {kind}" for kind, n in sorted(per.items())))
+        for name, per in sorted(counts.items())
+    ]
+
+
+def _pair_kind(a: str, b: str) -> str:
+    """Who a flagged pair is between: two learners of this run, one and the reference, one and an earlier year."""
+    other = b if a.startswith("run:") else a
+    if other.startswith("run:"):
+        return "between learners"
+    return "with earlier years" if other.startswith("earlier:") else "with the reference"
 
 
 def authoring_lines(results: list[NotebookResult]) -> list[str]:

@@ -266,10 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--key", type=Path, help=f"the course key file (default ${coursekey.KEY_ENV}, else build/course.key, made once)"
     )
+    parser.add_argument(
+        coursekey.NEW_KEY_FLAG,
+        action="store_true",
+        help="make the course key at --key FILE (or $AUTOGRADER_KEY_FILE) if there is none: only for a new course",
+    )
     args = parser.parse_args(argv)
     key_path = coursekey.locate(args.key)  # the one `grade`, `merge` and `replay` find too
-    try:
-        key = coursekey.load(key_path)
+    try:  # the default place is made on a course's first use; a named one only when told (a typo is refused)
+        key = coursekey.load(key_path, create=args.new_key or not coursekey.named(args.key))
     except (coursekey.CourseKeyError, OSError) as exc:
         print(f"ERROR: {exc}")
         return 2

@@ -134,7 +134,7 @@ def check(folders: list[ResultsFolder]) -> tuple[str | None, dict[ResultsFolder,
                 problems.append(f"{folder}: {key} was graded from other sources or engine ({state.digest}); re-run it")
             elif state.result.status == Status.GRADED and not state.recorded:
                 problems.append(f"{folder}: {key} is not recorded yet: that shard's run did not finish; run it again")
-            host = [e for e in state.result.errors if problem_kinds([e]) == {Problem.HOST}]
+            host = [e for e in state.result.errors if problem_kinds([e]) & {Problem.HOST, Problem.GRADER}]
             if host:  # grade exited 3 there: the next run of that shard grades it
                 problems.append(
                     f"{folder}: {key} could not be graded on its host ({host[0][:200]}); run shard {shard} again"

@@ -435,6 +435,34 @@ def _entry(entry: Path, cat: _Catalog, first_case: dict[str, str], out: list) ->
         out.append(rejected(student, WHOLE, f"{show(name)}: expected a folder <student_id>/ or a <student_id>.zip"))
 
 
+def any_submission(folder: Path, notebooks: set[str]) -> bool:
+    """Whether some entry of `folder` looks like a submission: a zip, a notebook, a folder holding either.
+
+    A shallow look (no file is read) for the grade command's "did you mean": a folder of learners, an
+    LMS download and nbgrader's collected layout all pass; their parent, or a results folder, does not.
+    """
+    for entry in _visible(folder):
+        name = entry.name.lower()
+        if name.endswith((".zip", ".ipynb")) and entry.is_file():
+            return True
+        if entry.is_dir() and not entry.is_symlink() and any(_inner(entry, notebooks)):
+            return True
+    return False
+
+
+def _visible(folder: Path) -> list[Path]:
+    """A folder's entries that intake reads (no hidden file, no instructor's file); none if it cannot be listed."""
+    try:
+        return sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.name not in INSTRUCTOR_FILES)
+    except OSError:
+        return []
+
+
+def _inner(folder: Path, notebooks: set[str]):
+    """A learner folder's entries that are submissions: notebooks, or nbgrader's <notebook>/ folders."""
+    return (e for e in _visible(folder) if e.name.lower().endswith(".ipynb") or (e.is_dir() and e.name in notebooks))
+
+
 def collect(
     submissions: Path, known: dict[str, set[str]], roster: Roster | None = None
 ) -> list[Submission | NotebookResult]:
