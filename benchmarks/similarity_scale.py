@@ -65,10 +65,13 @@ def vary(code: str, rng: random.Random) -> str:
     return ast.unparse(_Vary(rng, chosen).visit(tree))
 
 
-def pools() -> dict[str, dict[str, list[str]]]:
+HONEST = [v for v in VARIANTS if "dead" not in v and "helpers" not in v]  # what people who write their own do
+
+
+def pools(notebooks: list[str]) -> dict[str, dict[str, list[str]]]:
     """Per notebook, per answer cell: the distinct answers written apart."""
     out = {}
-    for notebook in paths.notebook_names():
+    for notebook in notebooks:
         found = calibration.independent_answers(notebook)
         out[notebook] = {cell: sorted({code for _, code in authored}) for cell, authored in found.items()}
     return out
@@ -77,14 +80,16 @@ def pools() -> dict[str, dict[str, list[str]]]:
 def _answer(pool: list[str], rng: random.Random) -> str:
     code = rng.choice(pool)
     if rng.random() < 0.7:
-        code = disguise(code, rng.choice(VARIANTS), seed=rng.randrange(10**6))
+        code = disguise(code, rng.choice(HONEST), seed=rng.randrange(10**6))
     return vary(code, rng)
 
 
-def make_class(learners: int, earlier: int, seed: int = 0):
-    """(docs, planted): every notebook's answers of a class and an earlier year; planted copy -> its source."""
+def make_class(learners: int, earlier: int, seed: int = 0, notebooks: list[str] | None = None):
+    """(docs, planted): each notebook's answers of a class and an earlier year; planted copy -> its source.
+
+    `notebooks`: every notebook of solutions/ unless named."""
     rng = random.Random(seed)
-    cells = pools()
+    cells = pools(notebooks or paths.notebook_names())
     docs: list[similarity.Doc] = []
     planted: dict[tuple[str, str], str] = {}  # (copier, notebook) -> source owner
     for who, count in (("earlier", earlier), ("run", learners)):
