@@ -119,7 +119,7 @@ def measure(learners: int, earlier: int, mode: str) -> dict:
         compared = len(found)
         flagged = {(p.a.owner, p.b.owner, p.a.notebook) for p in found if p.flagged_at >= similarity.THRESHOLD}
     else:
-        report = similarity.compare_all(docs)
+        report = similarity.compare_all(docs, jobs=similarity.default_jobs())
         compared = report.compared
         flagged = {(p.a.owner, p.b.owner, p.a.notebook) for p in report.flagged}
     seconds = time.perf_counter() - t0
@@ -127,8 +127,9 @@ def measure(learners: int, earlier: int, mode: str) -> dict:
         (copier, source, nb) in flagged or (source, copier, nb) in flagged for (copier, nb), source in planted.items()
     )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest notebook process
     return {"learners": learners, "earlier": earlier, "mode": mode, "docs": len(docs), "compared": compared,
-            "seconds": round(seconds, 1), "peak_mb": round(rss), "planted": len(planted), "planted_flagged": hit,
+            "seconds": round(seconds, 1), "peak_mb": round(rss), "child_mb": round(child), "planted": len(planted), "planted_flagged": hit,
             "flagged": len(flagged)}  # fmt: skip
 
 

@@ -34,8 +34,11 @@ import heapq
 import html
 import itertools
 import json
+import multiprocessing
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,17 +243,27 @@ def _ranked(found: list[Pair]) -> list[Pair]:
     return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
 
 
-def compare_all(docs: list[Doc], threshold: float = THRESHOLD) -> Report:
-    """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full."""
+def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) -> Report:
+    """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full.
+
+    `jobs`: notebooks compared at once, each in a process of its own (1: all in this process).
+    """
     by_notebook: dict[str, list[Doc]] = {}
     for doc in docs:
         by_notebook.setdefault(doc.notebook, []).append(doc)
-    kept, compared = [], 0
-    for notebook, group in sorted(by_notebook.items()):
-        found, n = _indexed(notebook, [reference_doc(notebook), *group], threshold)
-        kept += found
-        compared += n
-    return Report(threshold, _ranked(kept), compared)
+    work = [(nb, [reference_doc(nb), *group], threshold) for nb, group in sorted(by_notebook.items())]
+    if jobs > 1 and len(work) > 1:
+        context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
+        with ProcessPoolExecutor(min(jobs, len(work)), mp_context=context) as pool:
+            done = list(pool.map(_indexed, *zip(*work, strict=True)))
+    else:
+        done = [_indexed(*w) for w in work]
+    return Report(threshold, _ranked([p for found, _ in done for p in found]), sum(n for _, n in done))
+
+
+def default_jobs() -> int:
+    """The cores this process may use (notebooks compared at once)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _indexed(notebook: str, group: list[Doc], threshold: float) -> tuple[list[Pair], int]:
@@ -326,10 +339,13 @@ def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
 
 
 def write(folder: ResultsFolder, results: list[NotebookResult], earlier: Path | None = None,
-          threshold: float = THRESHOLD) -> Report:  # fmt: skip
-    """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json."""
+          threshold: float = THRESHOLD, jobs: int | None = None) -> Report:  # fmt: skip
+    """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json.
+
+    `jobs`: notebooks compared at once (default: one per core this process may use).
+    """
     docs = run_docs(folder, results) + (earlier_docs(earlier) if earlier else [])
-    report = compare_all(docs, threshold)
+    report = compare_all(docs, threshold, default_jobs() if jobs is None else jobs)
     rows: list[list[object]] = [["notebook", "a", "b", "score", "nodes", "short", "flagged", "cells"]]
     for p in report.pairs:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
@@ -445,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
     )
+    parser.add_argument("--jobs", type=int, default=None, help="notebooks compared at once (default: one per core)")
     args = parser.parse_args(argv)
     folder = ResultsFolder(args.results)  # the one construction: from the command line's argument
     results = folder.results()
@@ -452,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {args.results} holds no graded results", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    report = write(folder, results, args.earlier, args.threshold)
+    report = write(folder, results, args.earlier, args.threshold, args.jobs)
     print(f"{report.compared} pair(s) compared in full, {len(report.flagged)} flagged ({time.perf_counter() - t0:.1f} s): "
           f"{folder.similarity_html}, similarity.csv")  # fmt: skip
     return 0
