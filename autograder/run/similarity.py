@@ -29,6 +29,7 @@ reason to look, not proof (see README, "What the similarity report can prove").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import heapq
 import html
@@ -220,6 +221,7 @@ def pairs(docs: list[Doc]) -> list[Pair]:
 
 
 TOP = 3  # each learner's highest pairs kept (per notebook), beside every pair at or over the threshold
+CHUNK = 200  # documents shaped per task of the process pool
 SHAPED_KEPT = 512  # documents whose full shapes are held at once while candidates are compared
 
 
@@ -246,34 +248,52 @@ def _ranked(found: list[Pair]) -> list[Pair]:
 def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) -> Report:
     """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full.
 
-    `jobs`: notebooks compared at once, each in a process of its own (1: all in this process).
+    `jobs`: processes shaping a notebook's answers at once (1: all in this process). One notebook at a time.
     """
     by_notebook: dict[str, list[Doc]] = {}
     for doc in docs:
         by_notebook.setdefault(doc.notebook, []).append(doc)
-    work = [(nb, [reference_doc(nb), *group], threshold) for nb, group in sorted(by_notebook.items())]
-    if jobs > 1 and len(work) > 1:
-        context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
-        with ProcessPoolExecutor(min(jobs, len(work)), mp_context=context) as pool:
-            done = list(pool.map(_indexed, *zip(*work, strict=True)))
-    else:
-        done = [_indexed(*w) for w in work]
-    return Report(threshold, _ranked([p for found, _ in done for p in found]), sum(n for _, n in done))
+    kept: list[Pair] = []
+    compared = 0
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if jobs > 1:
+            context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
+            pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=context))
+        for notebook, group in sorted(by_notebook.items()):
+            found, n = _indexed(notebook, [reference_doc(notebook), *group], threshold, pool)
+            kept += found
+            compared += n
+    return Report(threshold, _ranked(kept), compared)
 
 
 def default_jobs() -> int:
-    """The cores this process may use (notebooks compared at once)."""
+    """The cores this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _indexed(notebook: str, group: list[Doc], threshold: float) -> tuple[list[Pair], int]:
+def _prints(notebook: str, group: list[Doc], pool: ProcessPoolExecutor | None) -> list[dict[str, simindex.CellPrint]]:
+    """Each document's cells as the index sees them, shaped in `pool`'s processes (or here)."""
+    if pool is None:
+        return _chunk_prints(notebook, group)
+    chunks = [group[i : i + CHUNK] for i in range(0, len(group), CHUNK)]
+    return [p for done in pool.map(_chunk_prints, [notebook] * len(chunks), chunks) for p in done]
+
+
+def _chunk_prints(notebook: str, docs: list[Doc]) -> list[dict[str, simindex.CellPrint]]:
+    """Shape each document, keep what the index needs, let the full shapes go (they are large)."""
+    stubs, out = boilerplate(notebook), []
+    for doc in docs:
+        fingerprint(doc, stubs)
+        out.append({cell: simindex.cell_print(shape) for cell, shape in doc.prints.items()})
+        doc.prints = {}
+    return out
+
+
+def _indexed(notebook: str, group: list[Doc], threshold: float, pool: ProcessPoolExecutor | None = None):
     """One notebook's kept pairs (group[0]: the reference) and how many were compared in full."""
     stubs = boilerplate(notebook)
-    prints = []
-    for doc in group:  # shaped once for the index; the full shapes are let go (they are large)
-        fingerprint(doc, stubs)
-        prints.append({cell: simindex.cell_print(shape) for cell, shape in doc.prints.items()})
-        doc.prints = {}
+    prints = _prints(notebook, group, pool)
     short_below = int(SHORT * sum(cp.counted for cp in prints[0].values()))
     wanted = [d.owner.startswith("run:") for d in group]
     shaped: dict[int, Doc] = {}  # the documents shaped again for a full comparison, the latest SHAPED_KEPT
@@ -342,7 +362,7 @@ def write(folder: ResultsFolder, results: list[NotebookResult], earlier: Path | 
           threshold: float = THRESHOLD, jobs: int | None = None) -> Report:  # fmt: skip
     """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json.
 
-    `jobs`: notebooks compared at once (default: one per core this process may use).
+    `jobs`: processes shaping answers at once (default: one per core this process may use).
     """
     docs = run_docs(folder, results) + (earlier_docs(earlier) if earlier else [])
     report = compare_all(docs, threshold, default_jobs() if jobs is None else jobs)
@@ -461,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
     )
-    parser.add_argument("--jobs", type=int, default=None, help="notebooks compared at once (default: one per core)")
+    parser.add_argument("--jobs", type=int, default=None, help="processes shaping answers (default: one per core)")
     args = parser.parse_args(argv)
     folder = ResultsFolder(args.results)  # the one construction: from the command line's argument
     results = folder.results()
