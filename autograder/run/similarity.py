@@ -20,8 +20,13 @@ correct answers to a tightly specified function converge (09's DecoderBlock, wri
 the reference's line for line). Any other pair at or over the threshold is flagged. The
 threshold is calibrated by benchmarks/similarity.py: the midpoint of the gap between the
 highest score of an independent pair and the lowest of a disguised copy.
-Writes RESULTS/similarity.html (ranked pairs, side by side, shared code highlighted),
-RESULTS/similarity.csv, and a `similarity` entry per submission in results.json. All of
+Only the candidates of an inverted index of the answers' shapes are compared in full
+(autograder/run/simindex.py: any other pair provably scores under the threshold), so a class
+of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick.
+Writes RESULTS/similarity.html (every pair at or over the threshold ranked, the first DETAILS
+side by side, shared code highlighted), RESULTS/similarity.csv (those pairs and each
+learner's TOP highest under it), and a `similarity` entry per submission in results.json
+(`max_score`: the highest score among the pairs compared in full). `write` returns a Report. All of
 it is for the instructor: none of it reaches a learner's feedback. A high score is a
 reason to look, not proof (see README, "What the similarity report can prove").
 """
@@ -343,7 +348,7 @@ class _Top:
 
 
 def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
-    """Per (student id, notebook) of this run: its highest score, with whom, and whether it is over the threshold."""
+    """Per (student id, notebook) of this run: its highest score in `found`, with whom, whether over the threshold."""
     out: dict[tuple[str, str], dict] = {}
     for pair in found:
         for me, other in ((pair.a, pair.b), (pair.b, pair.a)):
