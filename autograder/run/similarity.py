@@ -227,6 +227,7 @@ def pairs(docs: list[Doc]) -> list[Pair]:
 
 TOP = 3  # each learner's highest pairs kept (per notebook), beside every pair at or over the threshold
 CHUNK = 200  # documents shaped per task of the process pool
+POOL_FROM = 2_000  # documents from which answers are shaped by a pool (starting one costs about a second a process)
 SHAPED_KEPT = 512  # documents whose full shapes are held at once while candidates are compared
 
 
@@ -253,7 +254,8 @@ def _ranked(found: list[Pair]) -> list[Pair]:
 def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) -> Report:
     """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full.
 
-    `jobs`: processes shaping a notebook's answers at once (1: all in this process). One notebook at a time.
+    `jobs`: processes shaping a notebook's answers at once (1, or fewer than POOL_FROM documents: all in this
+    process). One notebook at a time.
     """
     by_notebook: dict[str, list[Doc]] = {}
     for doc in docs:
@@ -262,7 +264,7 @@ def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) ->
     compared = 0
     with contextlib.ExitStack() as stack:
         pool = None
-        if jobs > 1:
+        if jobs > 1 and len(docs) >= POOL_FROM:
             context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
             pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=context))
         for notebook, group in sorted(by_notebook.items()):
