@@ -80,7 +80,7 @@ K8S_VERSIONS = ("1.33.0", "1.34.0", "1.35.0", "1.36.0", "1.37.0")  # the version
 
 def test_kubernetes_manifests_validate_against_the_versions_they_need():
     validate = pytest.importorskip("kubernetes_validate.utils", reason="pip install kubernetes-validate")
-    for name in ("grade-job.yaml", "merge-job.yaml"):
+    for name in ("grade-job.yaml", "merge-job.yaml", "similarity-job.yaml"):
         text = (K8S / name).read_text()
         assert "Kubernetes >= 1.33" in text
         for version in K8S_VERSIONS:
@@ -89,7 +89,8 @@ def test_kubernetes_manifests_validate_against_the_versions_they_need():
 
 
 def test_kubernetes_jobs_have_deadlines_failure_policies_and_a_ttl():
-    for name, container in (("grade-job.yaml", "grade"), ("merge-job.yaml", "merge")):
+    jobs = (("grade-job.yaml", "grade"), ("merge-job.yaml", "merge"), ("similarity-job.yaml", "similarity"))
+    for name, container in jobs:
         job = yaml.safe_load((K8S / name).read_text())
         spec = job["spec"]
         assert spec["activeDeadlineSeconds"] > 0 and spec["ttlSecondsAfterFinished"] > 0
@@ -133,19 +134,21 @@ def test_run_sh_fails_on_a_failed_job_and_can_be_run_again(tmp_path):
     (tmp_path / "kubectl").chmod(0o755)
     (tmp_path / "next-grade-shards").write_text("Failed\nComplete\n")
     (tmp_path / "next-grade-merge").write_text("Complete\n")
+    (tmp_path / "next-grade-similarity").write_text("Complete\n")
     first = _run_sh(tmp_path)
     assert first.returncode == 1 and "job/grade-shards: FAILED" in first.stderr, first
     assert not (tmp_path / "grade-merge.yaml").exists()  # no merge after a failed grading Job
     second = _run_sh(tmp_path)
     assert second.returncode == 0, second.stderr
     calls = (tmp_path / "calls").read_text()
-    assert "delete job grade-shards" in calls and calls.count("apply -f -") == 3
-    for name in ("grade-shards", "grade-merge"):
+    assert "delete job grade-shards" in calls and calls.count("apply -f -") == 4
+    assert calls.index("logs job/grade-merge") < calls.rindex("apply -f -")  # the similarity Job after the merge
+    for name in ("grade-shards", "grade-merge", "grade-similarity"):
         applied = yaml.safe_load((tmp_path / f"{name}.yaml").read_text())
         image = applied["spec"]["template"]["spec"]["containers"][0]["image"]
         assert re.fullmatch(r"registry\.example\.org/attention-workbook@sha256:[0-9a-f]{64}", image), image
     third = _run_sh(tmp_path)  # everything complete: nothing applied again
-    assert third.returncode == 0 and (tmp_path / "calls").read_text().count("apply -f -") == 3
+    assert third.returncode == 0 and (tmp_path / "calls").read_text().count("apply -f -") == 4
     assert "complete already" in third.stdout
     refused = _run_sh(tmp_path, image="registry.example.org/attention-workbook:latest")
     assert refused.returncode == 2 and "by digest" in refused.stderr
@@ -175,12 +178,14 @@ def test_submit_prints_the_array_and_merges_after_any_end_and_rerun_recovers(tmp
     env = {**os.environ, "SBATCH": str(tmp_path / "sbatch"), "FAKE": str(tmp_path)}
     submitted = subprocess.run(["bash", str(SLURM / "submit.sh"), "5"], env=env, capture_output=True, text=True)
     assert submitted.returncode == 0, submitted.stderr
-    array, merge = (tmp_path / "calls").read_text().splitlines()
+    array, merge, similar = (tmp_path / "calls").read_text().splitlines()
     assert "--array=1-5" in array and array.startswith("100 ")
     assert "--dependency=afterany:100 " in merge  # the merge runs even when a task failed, and refuses then
+    assert "--dependency=afterok:101 " in similar and similar.endswith("similarity.sbatch")  # a job of its own
     assert "array job 100" in submitted.stdout and "rerun.sh K 5" in submitted.stdout
     rerun = subprocess.run(["bash", str(SLURM / "rerun.sh"), "3", "5"], env=env, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
-    task, again = (tmp_path / "calls").read_text().splitlines()[2:]
+    task, again, similar = (tmp_path / "calls").read_text().splitlines()[3:]
     assert "SHARD=3/5" in task and "--array=3" in task and "--export=ALL,SHARD=3/5" in task
-    assert "--dependency=afterok:102 " in again and again.endswith("merge.sbatch")
+    assert "--dependency=afterok:103 " in again and again.endswith("merge.sbatch")
+    assert "--dependency=afterok:104 " in similar and similar.endswith("similarity.sbatch")

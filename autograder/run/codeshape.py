@@ -44,9 +44,13 @@ class Shape:
     counted: int = 0  # nodes that are the learner's own (not in the starter code)
     imports: dict[str, str] = field(default_factory=dict)  # names the code binds by import -> their module
 
-    def big(self) -> set[bytes]:
-        """Hashes of the subtrees large enough to count as shared code."""
-        return {h for i, h in self.hashes.items() if self.sizes[i] >= MIN_NODES}
+    _big: frozenset[bytes] | None = field(default=None, repr=False, compare=False)
+
+    def big(self) -> frozenset[bytes]:
+        """Hashes of the subtrees large enough to count as shared code (worked out once: a shape is not changed)."""
+        if self._big is None:
+            self._big = frozenset(h for i, h in self.hashes.items() if self.sizes[i] >= MIN_NODES)
+        return self._big
 
 
 def _imported(tree: ast.AST) -> dict[str, str]:

@@ -20,8 +20,13 @@ correct answers to a tightly specified function converge (09's DecoderBlock, wri
 the reference's line for line). Any other pair at or over the threshold is flagged. The
 threshold is calibrated by benchmarks/similarity.py: the midpoint of the gap between the
 highest score of an independent pair and the lowest of a disguised copy.
-Writes RESULTS/similarity.html (ranked pairs, side by side, shared code highlighted),
-RESULTS/similarity.csv, and a `similarity` entry per submission in results.json. All of
+Only the candidates of an inverted index of the answers' shapes are compared in full
+(autograder/run/simindex.py: any other pair provably scores under the threshold), so a class
+of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick.
+Writes RESULTS/similarity.html (every pair at or over the threshold ranked, the first DETAILS
+side by side, shared code highlighted), RESULTS/similarity.csv (those pairs and each
+learner's TOP highest under it), and a `similarity` entry per submission in results.json
+(`max_score`: the highest score among the pairs compared in full). `write` returns a Report. All of
 it is for the instructor: none of it reaches a learner's feedback. A high score is a
 reason to look, not proof (see README, "What the similarity report can prove").
 """
@@ -29,12 +34,17 @@ reason to look, not proof (see README, "What the similarity report can prove").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import heapq
 import html
 import itertools
 import json
+import multiprocessing
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,10 +54,11 @@ from autograder import paths
 from autograder.material import answers, markup
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
-from autograder.run import codeshape
+from autograder.run import codeshape, simindex
 from autograder.run.sheet import csv_text
 
 THRESHOLD = 0.86  # default notebook score from which a pair is flagged (the gap's midpoint: benchmarks/similarity.py)
+DETAILS = 200  # pairs whose code the page shows side by side (the rest: one row each, and the CSV)
 SHORT = 0.25  # a pair whose shared cells hold less than this share of the reference's own code: short, never flagged
 REFERENCE = "reference"
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -214,8 +225,132 @@ def pairs(docs: list[Doc]) -> list[Pair]:
     return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
 
 
+TOP = 3  # each learner's highest pairs kept (per notebook), beside every pair at or over the threshold
+CHUNK = 200  # documents shaped per task of the process pool
+POOL_FROM = 2_000  # documents from which answers are shaped by a pool (starting one costs about a second a process)
+SHAPED_KEPT = 512  # documents whose full shapes are held at once while candidates are compared
+
+
+@dataclass
+class Report:
+    """A similarity report's result: what `grade`'s summary and the command print (a stable public object)."""
+
+    threshold: float
+    pairs: list[Pair]  # every pair at or over the threshold (flagged or short) and each learner's TOP highest; ranked
+    compared: int  # pairs compared in full (candidates of the index)
+    html: Path | None = None  # the report's page, once written
+    csv: Path | None = None
+
+    @property
+    def flagged(self) -> list[Pair]:
+        """The pairs flagged: at or over the threshold, not short."""
+        return [p for p in self.pairs if p.flagged_at >= self.threshold]
+
+
+def _ranked(found: list[Pair]) -> list[Pair]:
+    return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
+
+
+def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) -> Report:
+    """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full.
+
+    `jobs`: processes shaping a notebook's answers at once (1, or fewer than POOL_FROM documents: all in this
+    process). One notebook at a time.
+    """
+    by_notebook: dict[str, list[Doc]] = {}
+    for doc in docs:
+        by_notebook.setdefault(doc.notebook, []).append(doc)
+    kept: list[Pair] = []
+    compared = 0
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if jobs > 1 and len(docs) >= POOL_FROM:
+            context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
+            pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=context))
+        for notebook, group in sorted(by_notebook.items()):
+            found, n = _indexed(notebook, [reference_doc(notebook), *group], threshold, pool)
+            kept += found
+            compared += n
+    return Report(threshold, _ranked(kept), compared)
+
+
+def default_jobs() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _prints(notebook: str, group: list[Doc], pool: ProcessPoolExecutor | None) -> list[dict[str, simindex.CellPrint]]:
+    """Each document's cells as the index sees them, shaped in `pool`'s processes (or here)."""
+    if pool is None:
+        return _chunk_prints(notebook, group)
+    chunks = [group[i : i + CHUNK] for i in range(0, len(group), CHUNK)]
+    return [p for done in pool.map(_chunk_prints, [notebook] * len(chunks), chunks) for p in done]
+
+
+def _chunk_prints(notebook: str, docs: list[Doc]) -> list[dict[str, simindex.CellPrint]]:
+    """Shape each document, keep what the index needs, let the full shapes go (they are large)."""
+    stubs, out = boilerplate(notebook), []
+    for doc in docs:
+        fingerprint(doc, stubs)
+        out.append({cell: simindex.cell_print(shape) for cell, shape in doc.prints.items()})
+        doc.prints = {}
+    return out
+
+
+def _indexed(notebook: str, group: list[Doc], threshold: float, pool: ProcessPoolExecutor | None = None):
+    """One notebook's kept pairs (group[0]: the reference) and how many were compared in full."""
+    stubs = boilerplate(notebook)
+    prints = _prints(notebook, group, pool)
+    short_below = int(SHORT * sum(cp.counted for cp in prints[0].values()))
+    wanted = [d.owner.startswith("run:") for d in group]
+    shaped: dict[int, Doc] = {}  # the documents shaped again for a full comparison, the latest SHAPED_KEPT
+    listed, top, compared = [], _Top(), 0
+    for i, j in simindex.candidates(prints, wanted, threshold):
+        a, b = (_shaped(shaped, group, k, stubs) for k in (i, j))
+        pair = compare(a, b, short_below)
+        compared += 1
+        if pair.score >= threshold:
+            listed.append(pair)
+        else:
+            top.add(pair)
+    for doc in group:
+        doc.prints = {}
+    kept = {id(p): p for p in listed + top.pairs()}  # a pair over the threshold is among a learner's top too
+    return list(kept.values()), compared
+
+
+def _shaped(shaped: dict[int, Doc], group: list[Doc], k: int, stubs: Starter) -> Doc:
+    """group[k] with its full shapes, shaped again unless among the latest SHAPED_KEPT."""
+    if k in shaped:
+        shaped[k] = shaped.pop(k)  # most recently used: last
+        return shaped[k]
+    if len(shaped) >= SHAPED_KEPT:
+        oldest = next(iter(shaped))
+        shaped.pop(oldest).prints = {}
+    shaped[k] = fingerprint(group[k], stubs)
+    return shaped[k]
+
+
+class _Top:
+    """Each learner's TOP highest pairs below the threshold (the rest are dropped: memory stays bounded)."""
+
+    def __init__(self) -> None:
+        self.best: dict[str, list[tuple[float, int, Pair]]] = {}
+        self.count = 0
+
+    def add(self, pair: Pair) -> None:
+        for me in (pair.a, pair.b):
+            if me.owner.startswith("run:"):
+                self.count += 1  # a tie-breaker: pairs themselves are not ordered
+                heap = self.best.setdefault(me.owner, [])
+                (heapq.heappush if len(heap) < TOP else heapq.heappushpop)(heap, (pair.score, self.count, pair))
+
+    def pairs(self) -> list[Pair]:
+        return [p for heap in self.best.values() for _, _, p in heap]
+
+
 def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
-    """Per (student id, notebook) of this run: its highest score, with whom, and whether it is over the threshold."""
+    """Per (student id, notebook) of this run: its highest score in `found`, with whom, whether over the threshold."""
     out: dict[tuple[str, str], dict] = {}
     for pair in found:
         for me, other in ((pair.a, pair.b), (pair.b, pair.a)):
@@ -231,20 +366,23 @@ def flags(found: list[Pair], threshold: float) -> dict[tuple[str, str], dict]:
 
 
 def write(folder: ResultsFolder, results: list[NotebookResult], earlier: Path | None = None,
-          threshold: float = THRESHOLD) -> list[Pair]:  # fmt: skip
-    """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json."""
+          threshold: float = THRESHOLD, jobs: int | None = None) -> Report:  # fmt: skip
+    """Compare, then write similarity.html, similarity.csv and each submission's entry in results.json.
+
+    `jobs`: processes shaping answers at once (default: one per core this process may use).
+    """
     docs = run_docs(folder, results) + (earlier_docs(earlier) if earlier else [])
-    found = pairs(docs)
-    marks = flags(found, threshold)
+    report = compare_all(docs, threshold, default_jobs() if jobs is None else jobs)
     rows: list[list[object]] = [["notebook", "a", "b", "score", "nodes", "short", "flagged", "cells"]]
-    for p in found:
+    for p in report.pairs:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())
         rows.append([p.a.notebook, p.a.owner, p.b.owner, f"{p.score:.3f}", p.nodes, p.short,
                      p.flagged_at >= threshold, cells])  # fmt: skip
     folder.similarity_csv.write_text(csv_text(rows), encoding="utf-8")
-    folder.similarity_html.write_text(html_report(found, threshold), encoding="utf-8")
-    _mark_results(folder, marks)
-    return found
+    folder.similarity_html.write_text(html_report(report.pairs, threshold, compared=report.compared), encoding="utf-8")
+    _mark_results(folder, flags(report.pairs, threshold))
+    report.html, report.csv = folder.similarity_html, folder.similarity_csv
+    return report
 
 
 def _mark_results(folder: ResultsFolder, marks: dict[tuple[str, str], dict], fill: bool = True) -> None:
@@ -302,34 +440,44 @@ def _highlight(code: str, slices: Spans) -> str:
     return "".join(out) + html.escape(code[at:])
 
 
-def html_report(found: list[Pair], threshold: float, limit: int = 200) -> str:
-    """The ranked pairs, and for each listed one its cells side by side; every learner text escaped.
+def html_report(found: list[Pair], threshold: float, limit: int = DETAILS, compared: int | None = None) -> str:
+    """The ranked pairs, and for the first `limit` listed their cells side by side; every learner text escaped.
 
-    Listed: the pairs at or over the threshold, flagged first, then the short ones (never flagged).
+    Listed: the pairs at or over the threshold, flagged first, then the short ones (never flagged); each
+    one a row, and the code of the first `limit` side by side (the page stays small at any class size).
     """
-    shown = [p for p in found if p.score >= threshold][:limit] or found[: min(limit, 20)]
+    shown = [p for p in found if p.score >= threshold] or found[:20]
     rows, details = [], []
     for i, p in enumerate(shown, 1):
         cls = ' class="flag"' if p.flagged_at >= threshold else ""
+        link = f'<a href="#p{i}">{i}</a>' if i <= limit else str(i)
         rows.append(
-            f'<tr><td><a href="#p{i}">{i}</a></td><td>{html.escape(p.a.notebook)}</td><td>{html.escape(p.a.owner)}'
+            f"<tr><td>{link}</td><td>{html.escape(p.a.notebook)}</td><td>{html.escape(p.a.owner)}"
             f"</td><td>{html.escape(p.b.owner)}</td><td{cls}>{p.score:.2f}</td><td>{p.nodes}{' (short)' if p.short else ''}</td></tr>"
         )
-        cells = []
-        for cell, (score, sa, sb) in p.cells.items():
-            left = _highlight(markup.strip_markers(p.a.cells[cell]), sa)
-            right = _highlight(markup.strip_markers(p.b.cells[cell]), sb)
-            cells.append(f"<tr><th colspan=2>{html.escape(cell)}: {score:.2f}</th></tr>"
-                         f"<tr><td><pre>{left}</pre></td><td><pre>{right}</pre></td></tr>")  # fmt: skip
-        details.append(
-            f'<h2 id="p{i}">{i}. {html.escape(p.a.notebook)}: {html.escape(p.a.owner)} — '
-            f"{html.escape(p.b.owner)} ({p.score:.2f})</h2><table>{''.join(cells)}</table>"
-        )
+        if i <= limit:
+            details.append(_side_by_side(i, p))
     flagged = sum(p.flagged_at >= threshold for p in found)
     short = sum(p.short and p.score >= threshold for p in found)
-    summary = (f"{len(found)} pair(s) compared, {flagged} flagged at or over the threshold {threshold:g}, "
-               f"{short} short pair(s) over it listed, not flagged")  # fmt: skip
+    done = f"{compared if compared is not None else len(found)} pair(s) compared in full"
+    summary = (f"{done}, {flagged} flagged at or over the threshold {threshold:g}, "
+               f"{short} short pair(s) over it listed, not flagged; code side by side for the first "
+               f"{min(limit, len(shown))} of {len(shown)} listed (every pair kept: similarity.csv)")  # fmt: skip
     return PAGE.format(summary=html.escape(summary), rows="".join(rows), details="".join(details))
+
+
+def _side_by_side(i: int, p: Pair) -> str:
+    """Pair number i's cells, its code and the other's, shared code marked."""
+    cells = []
+    for cell, (score, sa, sb) in p.cells.items():
+        left = _highlight(markup.strip_markers(p.a.cells[cell]), sa)
+        right = _highlight(markup.strip_markers(p.b.cells[cell]), sb)
+        cells.append(f"<tr><th colspan=2>{html.escape(cell)}: {score:.2f}</th></tr>"
+                     f"<tr><td><pre>{left}</pre></td><td><pre>{right}</pre></td></tr>")  # fmt: skip
+    return (
+        f'<h2 id="p{i}">{i}. {html.escape(p.a.notebook)}: {html.escape(p.a.owner)} — '
+        f"{html.escape(p.b.owner)} ({p.score:.2f})</h2><table>{''.join(cells)}</table>"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threshold", type=float, default=THRESHOLD, help=f"notebook score to flag (default {THRESHOLD})"
     )
+    parser.add_argument("--jobs", type=int, default=None, help="processes shaping answers (default: one per core)")
     args = parser.parse_args(argv)
     folder = ResultsFolder(args.results)  # the one construction: from the command line's argument
     results = folder.results()
@@ -347,8 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: {args.results} holds no graded results", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    found = write(folder, results, args.earlier, args.threshold)
-    flagged = sum(p.flagged_at >= args.threshold for p in found)
-    print(f"{len(found)} pair(s) compared, {flagged} flagged ({time.perf_counter() - t0:.1f} s): "
+    report = write(folder, results, args.earlier, args.threshold, args.jobs)
+    print(f"{report.compared} pair(s) compared in full, {len(report.flagged)} flagged ({time.perf_counter() - t0:.1f} s): "
           f"{folder.similarity_html}, similarity.csv")  # fmt: skip
     return 0

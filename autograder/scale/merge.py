@@ -3,8 +3,9 @@
     python -m autograder merge SHARD_RESULTS... --out RESULTS
 
 RESULTS gets what a single `grade` over all submissions writes: grades.csv, results.json,
-lms.csv, feedback/, scores.png, the similarity report (every learner of every shard compared),
-the summary (printed), and one nbgrader gradebook
+lms.csv, feedback/, scores.png, the similarity report (every learner of every shard compared;
+--no-similarity leaves it to a step of its own, `python -m autograder similarity RESULTS`, as
+deploy/slurm and deploy/kubernetes run it), the summary (printed), and one nbgrader gradebook
 (RESULTS/.course/gradebook.db) holding every learner's submissions, grades and comments,
 manual scores included. Nothing is graded again: each shard's saved results and executed
 notebooks are copied (RESULTS/.state, so a later `grade` run on RESULTS resumes from
@@ -262,7 +263,9 @@ def building(merged: ResultsFolder) -> Iterator[ResultsFolder]:
         lock.close()
 
 
-def _build(states: dict[ResultsFolder, dict[str, SavedState]], merged: ResultsFolder, names: list[str]):
+def _build(
+    states: dict[ResultsFolder, dict[str, SavedState]], merged: ResultsFolder, names: list[str], similarity: bool = True
+):
     """Write the merged results folder's contents into `merged`; returns every result."""
     # the notebooks a single run would set up: every one that reached grading (not rejected at intake)
     needed = {
@@ -286,7 +289,7 @@ def _build(states: dict[ResultsFolder, dict[str, SavedState]], merged: ResultsFo
     # grade's own conclusion: written scores, overrides, late penalties, reports, and a
     # similarity report over everyone (a shard compared its own learners only)
     merged.reload()  # the shards' states, copied in since prepare read the (empty) folder
-    return grade.finish(merged, gradebook_stage.Recorder(merged, course), similarity=True)
+    return grade.finish(merged, gradebook_stage.Recorder(merged, course), similarity=similarity)
 
 
 def _key(shard: ResultsFolder) -> str:
@@ -313,11 +316,15 @@ def check_key(folders: list[ResultsFolder], key_file: Path | None = None) -> Non
 
 
 def merge(
-    folders: list[ResultsFolder], merged: ResultsFolder, quiet: bool = False, key_file: Path | None = None
+    folders: list[ResultsFolder],
+    merged: ResultsFolder,
+    quiet: bool = False,
+    key_file: Path | None = None,
+    similarity: bool = True,
 ) -> list[NotebookResult]:
     """Merge the shards' results folders (absolute paths, as main resolves them) into `merged` (new or empty).
 
-    Returns every result.
+    Returns every result. `similarity`: False leaves the report to a step of its own (`similarity OUT`).
     """
     out = merged.root
     if any(out.is_relative_to(f.root) or f.root.is_relative_to(out) for f in folders):
@@ -334,7 +341,7 @@ def merge(
             "merge from the checkout (and version of the grader) that graded them"
         )
     with building(merged) as tmp, runlock.results_folder(tmp):
-        results = _build(states, tmp, names)
+        results = _build(states, tmp, names, similarity)
         write_json_atomic(
             tmp.merge_record,
             {"digest": digest, "count": len(folders), "shards": [str(f) for f in sorted(states, key=str)]},
@@ -357,11 +364,17 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help=f"the course key file the shards were given (default ${coursekey.KEY_ENV}, else build/course.key)",
     )
+    parser.add_argument(
+        "--no-similarity",
+        action="store_true",
+        help="leave the similarity report (every learner of every shard compared) to a step of its own: "
+        "python -m autograder similarity OUT",
+    )
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     try:
         shards, merged = [ResultsFolder(f.resolve()) for f in args.shards], ResultsFolder(args.out.resolve())
-        results = merge(shards, merged, args.quiet, args.key)
+        results = merge(shards, merged, args.quiet, args.key, not args.no_similarity)
     except (MergeError, OSError, runlock.RunBusy) as exc:
         print(f"ERROR: cannot merge: {exc}", file=sys.stderr)
         return 2

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Grade in shards on Kubernetes (>= 1.33), then merge: the Indexed Job, a wait, the merge Job.
+# Grade in shards on Kubernetes (>= 1.33), then merge: the Indexed Job, a wait, the merge Job,
+# then the similarity report's Job.
 #
 #   IMAGE=registry.example.org/attention-workbook@sha256:<digest> deploy/kubernetes/run.sh
 #
@@ -8,7 +9,7 @@
 # this again); 2 IMAGE missing or not a digest. Re-runnable: a complete Job is kept, a
 # failed one is deleted and applied again (the shards resume: nothing graded is lost),
 # a running one is waited for. To grade a new round: kubectl delete job grade-shards
-# grade-merge, and move /data/results/merged away.
+# grade-merge grade-similarity, and move /data/results/merged away.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 KUBECTL=${KUBECTL:-kubectl}
@@ -56,3 +57,5 @@ run_job() {  # NAME FILE: run the Job to its end; 0 when it completed, 1 when it
 run_job grade-shards "$here/grade-job.yaml" || exit 1
 run_job grade-merge "$here/merge-job.yaml" || exit 1
 $KUBECTL logs job/grade-merge | tail -20
+run_job grade-similarity "$here/similarity-job.yaml" || exit 1  # a step of its own: grades stay merged if it fails
+$KUBECTL logs job/grade-similarity | tail -3
