@@ -9,7 +9,9 @@
 # this again); 2 IMAGE missing or not a digest. Re-runnable: a complete Job is kept, a
 # failed one is deleted and applied again (the shards resume: nothing graded is lost),
 # a running one is waited for. To grade a new round: kubectl delete job grade-shards
-# grade-merge grade-similarity, and move /data/results/merged away.
+# grade-merge grade-similarity, and move /data/results/merged away. The course key is a Secret
+# (kubectl create secret generic course-key --from-file=course.key=build/course.key), mounted
+# where every command looks for it (build/course.key).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 KUBECTL=${KUBECTL:-kubectl}
