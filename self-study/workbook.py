@@ -32,6 +32,9 @@ except ImportError:  # pragma: no cover
     torch = None  # type: ignore[assignment]  # optional: importing this needs no torch
 
 GRADING = os.environ.get("WORKBOOK_GRADING") == "1"
+__version__ = "0.1.0"  # the workbook's release (pyproject.toml's); each notebook's setup cell names the one it needs
+TORCH_FLOOR = (2, 13)  # requirements-learner.txt's torch floor
+PYTHON_FLOOR = (3, 11)  # pyproject.toml's requires-python
 """True when the autograder runs the notebook: training cells use a small configuration."""
 
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
@@ -39,6 +42,39 @@ _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 # Without ipywidgets (requirements-learner.txt lists it) tqdm.auto falls back to its text bar,
 # which is all a training loop needs: its TqdmWarning would only alarm a learner.
 warnings.filterwarnings("ignore", message="IProgress not found")
+
+
+def _release(text: str) -> tuple[int, ...]:
+    """The leading numbers of a version string ("2.13.0+cpu" -> (2, 13, 0))."""
+    return tuple(int(part) for part in re.findall(r"\d+", text.split("+")[0])[:3])
+
+
+def environment_problems(torch_version: str | None = None, python: tuple[int, ...] | None = None) -> list[str]:
+    """One line per thing older than the workbook needs (torch, Python), each with its fix."""
+    import sys  # here, not at the top: the module's attributes stay what answers could reach before
+
+    torch_version = torch_version or (torch.__version__ if torch is not None else "0")
+    python = python or tuple(sys.version_info[:2])
+    floor = ".".join(map(str, TORCH_FLOOR))
+    problems = []
+    if _release(torch_version)[:2] < TORCH_FLOOR:
+        problems.append(
+            f"torch {torch_version} is older than this workbook needs ({floor}): "
+            f'run  %pip install -U "torch>={floor}"  then restart the kernel (Colab: Runtime > Restart session)'
+        )
+    if tuple(python[:2]) < PYTHON_FLOOR:
+        needed = ".".join(map(str, PYTHON_FLOOR))
+        problems.append(
+            f"Python {'.'.join(map(str, python[:2]))} is older than this workbook needs ({needed}): "
+            f"start JupyterLab from a Python {needed} or newer (Colab: Runtime > Change runtime type)"
+        )
+    return problems
+
+
+def check_environment() -> None:
+    """Print one line per problem environment_problems finds (nothing when all is well): the setup cell's check."""
+    for line in environment_problems():
+        print(line)
 
 
 def pick_device() -> torch.device:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from autograder import __version__
+
 # (rfc3987_syntax, which jsonschema would spend a second on, is kept out in autograder/__init__.py,
 # which every process of the package runs before this module.)
 
@@ -38,12 +40,13 @@ COMMANDS = {
         "autograder.run.similarity",
         "compare RESULTS' answers with each other, the reference, earlier years",
     ),
+    "docs": ("autograder.commands.docs", "build the documentation site into build/docs/html (warnings are errors)"),
 }
 
 
 def usage() -> str:
     """The list of commands."""
-    lines = ["usage: python -m autograder COMMAND [options]", "", "commands:"]
+    lines = ["usage: python -m autograder [--version] COMMAND [options]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
     return "\n".join(lines)
 
@@ -54,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())
         return 0 if argv else 2
+    if argv[0] == "--version":
+        print(f"attention-workbook {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"unknown command {name!r}\n\n{usage()}", file=sys.stderr)

@@ -13,7 +13,7 @@ import nbformat
 from autograder import paths
 from autograder.gradebook import coursecache
 from autograder.gradebook.course_folder import RELEASE, CourseFolder
-from autograder.material import colab, contents, released, selfstudy
+from autograder.material import answers, colab, contents, released, selfstudy
 
 BUNDLE_NAME = "attention-workbook-student.zip"
 
@@ -32,6 +32,8 @@ def release_notebooks(out_dir: Path, names: list[str] | None = None, solutions: 
     """Write every student notebook (nbgrader generate_assignment, via the course cache) into out_dir."""
     names = names or paths.notebook_names(solutions)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.resolve() == paths.NOTEBOOKS.resolve() and solutions.resolve() == paths.SOLUTIONS.resolve():
+        pin_sources(names, solutions)  # the release learners get names this version: so must its sources
     written = []
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
         setup = CourseFolder(Path(tmp))
@@ -52,6 +54,21 @@ def _current_points(nb: nbformat.NotebookNode) -> None:
     """The self-check cell written from the graded cells' points now, whatever the source's cell still says."""
     for cell in (c for c in nb.cells if contents.is_self_check(c)):
         cell.source = contents.self_check_source(nb)
+
+
+def pin_sources(names: list[str], solutions: Path = paths.SOLUTIONS) -> list[str]:
+    """Set every source's setup cell to this version (colab.pin_setup); the notebooks whose cell changed."""
+    pinned = []
+    for name in names:
+        path = solutions / f"{name}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        (setup,) = [cell for cell in nb.cells if answers.grade_id(cell) == "setup"]
+        if colab.pin_setup(setup.source) != setup.source:
+            setup.source = colab.pin_setup(setup.source)
+            nbformat.write(nb, path)
+            print(f"pinned {path.name}'s setup cell to version {colab.version()}")
+            pinned.append(name)
+    return pinned
 
 
 def _keep_history(name: str, nb: nbformat.NotebookNode, solutions: Path, record: bool) -> None:
@@ -92,6 +109,7 @@ def write_bundle(notebook_dir: Path, bundle: Path) -> Path:
             zf.write(path, f"attention-workbook/{path.name}")
         for name, path in KIT.items():
             zf.write(path, f"attention-workbook/{name}")
+        zf.writestr("attention-workbook/VERSION", f"{colab.version()}\n")  # the release these notebooks are
     return bundle
 
 
@@ -106,8 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     written = release_notebooks(args.out, args.notebooks or None)
     bundle = write_bundle(args.out, args.bundle)
     studied = selfstudy.write_edition(args.self_study, args.out, [p.stem for p in written])
-    if args.out == paths.NOTEBOOKS and colab.update_readme(paths.notebook_names(paths.NOTEBOOKS)):
-        print("updated README.md's Open-in-Colab links")
+    if args.out == paths.NOTEBOOKS:
+        for page in colab.update_links(paths.notebook_names(paths.NOTEBOOKS)):
+            print(f"updated {page.relative_to(paths.ROOT)}'s Open-in-Colab links")
     for path in written:
         print(f"released {path}")
     for path in studied:
