@@ -1,16 +1,24 @@
-"""Colab: each student notebook runs alone in an empty folder; its setup cell fetches the helper."""
+"""Colab: each student notebook runs alone in an empty folder; its setup cell fetches the helper of its own
+version (the tag), says in one line when the helper's version, torch or Python does not fit; one version everywhere."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import subprocess
+import sys
+import tomllib
 
 import nbformat
 import pytest
 from conftest import NAMES
 from nbclient import NotebookClient
 
-from autograder import paths
+from autograder import __version__, paths
+from autograder import workbook as helper
 from autograder.checks.harness import defined_names, helpers_of_tests
+from autograder.commands import cli
 from autograder.material import answers, colab
 
 
@@ -21,15 +29,72 @@ def test_setup_cell_fetches_from_the_configured_repository(name):
     assert len(setup) == 1, "one setup cell, grade_id 'setup'"
     assert colab.raw_base() in setup[0].source
     assert "google.colab" in setup[0].source
+    version = colab.version()
+    assert f'WORKBOOK_VERSION = "{version}"' in setup[0].source
+    assert colab.raw_base().endswith(f"/v{version}/notebooks") and "/main/" not in setup[0].source  # pinned, never main
     installs = [
         c for c in nb.cells if c.cell_type == "code" and re.search(r"^\s*[!%]\s*pip|pip install", c.source, re.M)
     ]
     assert installs == [], "packages are installed only by the Colab setup cell"
 
 
-def test_readme_links_every_notebook_to_colab():
-    text = (paths.ROOT / "README.md").read_text()
-    assert colab.links_block(NAMES) in text, "run python -m autograder release to refresh README's links"
+def test_readme_and_the_learner_guide_link_every_notebook_to_colab():
+    for page in colab.LINK_PAGES:
+        text = (paths.ROOT / page).read_text()
+        assert colab.links_block(NAMES) in text, f"run python -m autograder release to refresh {page}'s links"
+
+
+def test_one_version_everywhere():
+    """pyproject.toml's version is the package's, the helper's, --version's and has a CHANGELOG entry."""
+    version = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert colab.version() == version == __version__ == helper.__version__
+    assert f'__version__ = "{version}"' in (paths.NOTEBOOKS / "workbook.py").read_text()  # the released copy
+    assert f"## [{version}]" in (paths.ROOT / "CHANGELOG.md").read_text()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["--version"]) == 0
+    assert out.getvalue() == f"attention-workbook {version}\n"
+
+
+def test_pinning_moves_a_setup_cell_from_main_to_this_versions_tag():
+    old = 'WORKBOOK_VERSION = "0.0.1"\nURL = "https://raw.githubusercontent.com/o/r/main/notebooks"\n'
+    pinned = colab.pin_setup(old)
+    assert f'WORKBOOK_VERSION = "{colab.version()}"' in pinned and f'"{colab.raw_base()}"' in pinned
+    assert colab.pin_setup(pinned) == pinned
+    with pytest.raises(ValueError, match="WORKBOOK_VERSION"):
+        colab.pin_setup('URL = "https://raw.githubusercontent.com/o/r/main/notebooks"\n')
+
+
+def test_the_floors_are_the_declared_ones_and_each_problem_is_one_line_with_its_fix():
+    learner = (paths.ROOT / "requirements-learner.txt").read_text()
+    assert f"torch>={'.'.join(map(str, helper.TORCH_FLOOR))}\n" in learner
+    requires = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert requires == f">={'.'.join(map(str, helper.PYTHON_FLOOR))}"
+    assert helper.environment_problems("2.13.0+cpu", (3, 11)) == []
+    torch_old, python_old = helper.environment_problems("2.5.1+cu121", (3, 10))
+    assert torch_old.startswith("torch 2.5.1+cu121 is older than this workbook needs (2.13)")
+    assert 'pip install -U "torch>=2.13"' in torch_old
+    assert python_old.startswith("Python 3.10 is older than this workbook needs (3.11)")
+    assert "\n" not in torch_old + python_old
+
+
+@pytest.mark.slow
+def test_the_setup_cell_names_a_helper_of_another_version_in_one_line(tmp_path):
+    """A workbook.py of another release beside the notebook: the setup cell prints one line saying how to fix it."""
+    nb = nbformat.read(paths.NOTEBOOKS / f"{NAMES[0]}.ipynb", as_version=4)
+    (setup,) = [c for c in nb.cells if answers.grade_id(c) == "setup"]
+    for name in paths.LEARNER_HELPERS:
+        (tmp_path / name).write_bytes((paths.NOTEBOOKS / name).read_bytes())
+    stale = (tmp_path / "workbook.py").read_text().replace(f'__version__ = "{__version__}"', '__version__ = "0.0.9"')
+    (tmp_path / "workbook.py").write_text(stale)
+    env = {"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", setup.source], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in run.stdout.splitlines() if not line.startswith("torch ")]
+    assert lines == [
+        f"workbook.py is version 0.0.9 but this notebook is {__version__}: delete workbook.py and wb_refusal.py, "
+        f"restart the kernel and run this cell again (in Colab it fetches version {__version__})"
+    ]
 
 
 @pytest.mark.slow
@@ -49,6 +114,8 @@ def test_each_setup_cell_fetches_the_helper_into_an_empty_folder(tmp_path, monke
     nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernel})
     NotebookClient(nb, timeout=600, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert _errors(nb) == []
+    printed = [o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream"]
+    assert [line for line in "".join(printed).splitlines() if not line.startswith("torch ")] == []  # no complaint
     for name in NAMES:
         assert (tmp_path / name / "workbook.py").read_bytes() == (paths.NOTEBOOKS / "workbook.py").read_bytes()
 

@@ -80,10 +80,10 @@ def test_self_check_fills_points_and_lists_written_questions():
 
 
 def test_the_docs_give_the_reexecute_command():
-    """Wherever README says to re-execute a solution, it gives the command contents prints."""
-    readme = (paths.ROOT / "README.md").read_text()
-    assert readme.count("re-execute") >= 2
-    assert f"`{contents.reexecute_command('NN_topic')}`" in readme
+    """Where the instructor guide says to re-execute a solution, it gives the command contents prints."""
+    page = (paths.ROOT / "docs" / "instructor" / "authoring.md").read_text()
+    assert page.count("re-execute") >= 2
+    assert f"`{contents.reexecute_command('NN_topic')}`" in page
 
 
 @pytest.mark.slow

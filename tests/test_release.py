@@ -10,7 +10,7 @@ from conftest import NAMES
 from leaks import leaked, secret_lines
 
 from autograder import paths
-from autograder.material import answers
+from autograder.material import answers, colab
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -57,7 +57,9 @@ def test_bundle_holds_only_student_material(released):
     kit = ["workbook.py", "wb_refusal.py", "README.md", "requirements.txt", "self_check.py"]
     kit += [f"autograder/{p}" for p in ("__init__.py", "checks/__init__.py", "checks/perimeter.py",
                                         "checks/pysource.py")]  # the answer scan  # fmt: skip
+    kit.append("VERSION")  # the release these notebooks are
     assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + [f"attention-workbook/{k}" for k in kit])
+    assert texts["attention-workbook/VERSION"] == f"{colab.version()}\n"
     helper = "".join(texts[f"attention-workbook/{k}"] for k in kit)
     for name in NAMES:
         assert leaked(texts[f"attention-workbook/{name}.ipynb"] + helper, name) == []
