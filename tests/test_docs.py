@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import inspect
 import re
 import shutil
 import sys
@@ -43,6 +44,11 @@ def test_the_settings_table_lists_every_environment_variable():
     assert len(used) >= 18, sorted(used)  # the issue counted 18: the search itself must find them
     assert used - table == set(), "add these to docs/reference/settings.md"
     assert table - used == set(), "these are in the table but nothing reads them"
+
+
+def test_ci_builds_the_site_with_warnings_as_errors():
+    assert "\n.venv/bin/python -m autograder docs --fresh\n" in (paths.ROOT / ".ci" / "run").read_text()
+    assert "-W" in inspect.getsource(docs.build)  # the command CI runs fails on any warning
 
 
 def test_the_cli_reference_is_each_commands_own_argparse_help(monkeypatch):
