@@ -23,6 +23,11 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "alabaster"  # ships with Sphinx: nothing downloaded
 html_math_renderer = "mathml"  # TeX to MathML at build time (workbook_docs): no MathJax, no network
 html_title = f"{project} {release}"
-html_theme_options = {"description": f"version {release}", "fixed_sidebar": True, "show_relbars": True}
+html_theme_options = {
+    "description": f"version {release}",
+    "fixed_sidebar": True,
+    "show_relbars": True,
+    "sidebar_includehidden": False,  # index.md's hidden catch-all toctree (every page) stays out of the sidebar
+}
 html_sidebars = {"**": ["about.html", "searchfield.html", "navigation.html"]}
 html_static_path: list[str] = []

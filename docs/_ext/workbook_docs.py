@@ -43,9 +43,16 @@ def command_help(name: str) -> str:
     """The `--help` text of one command, as argparse prints it (a fixed width, so the page is stable)."""
     module, _, function = cli.COMMANDS[name][0].partition(":")
     entry = getattr(__import__(module, fromlist=["_"]), function or "main")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-        entry(["--help"])
+    out, columns = io.StringIO(), os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "78"  # argparse wraps to the terminal: fixed here, to the page's width
+    try:
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            entry(["--help"])
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
     return out.getvalue()
 
 
@@ -53,7 +60,6 @@ class CommandReference(Directive):
     """`{autograder-cli}`: a section per command of autograder/commands/cli.py with its argparse help."""
 
     def run(self) -> list[nodes.Node]:
-        os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal: fixed here
         sections = []
         for name, (_, summary) in cli.COMMANDS.items():
             section = nodes.section(ids=[f"cmd-{name}"], names=[f"python -m autograder {name}"])
