@@ -51,6 +51,7 @@ def test_ci_builds_the_site_with_warnings_as_errors():
     assert "-W" in inspect.getsource(docs.build)  # the command CI runs fails on any warning
 
 
+@pytest.mark.slow  # imports every command's module (seconds): left out of the quick run
 def test_the_cli_reference_is_each_commands_own_argparse_help():
     """The reference is generated: each command's page text is what its parser prints, usage line first."""
     for name in cli.COMMANDS:
