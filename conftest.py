@@ -28,7 +28,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # full size only. The full runs are checked where their outputs are made (re-executed, then
 # tests/test_content_claims.py) or with WORKBOOK_NBVAL_SIZE=full, which compares every output.
 # WORKBOOK_NBVAL_SIZE=grading runs every notebook at the grading size (CI's floor run, with --nbval-lax).
-GRADING_SIZE_UNDER_NBVAL = ("06_rnn_seq2seq_attention.ipynb", "07_transformer_seq2seq.ipynb", "09_language_model.ipynb")
+GRADING_SIZE_UNDER_NBVAL = (
+    "06_rnn_seq2seq_attention.ipynb",
+    "07_transformer_seq2seq.ipynb",
+    "09_language_model.ipynb",
+    "10_beyond_text.ipynb",
+)
 FULL_SIZE_ONLY = "nbval-full-size"
 
 
