@@ -1,5 +1,5 @@
 """KV cache: the causal mask forgets the position offset (top-left tril(T, S), as is_causal=True does)."""
-# expect: len(cache) + t
+# expect: aligns that mask top-left
 # %% patch cached_attention
 # -         past = 0 if cache is None else len(cache)  # position of x[:, 0], read BEFORE appending
 
