@@ -10,6 +10,8 @@ set are not claims about the outputs.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 
 import nbformat
@@ -18,6 +20,7 @@ from conftest import NAMES
 from test_content_rules import prose, source, student
 
 from autograder.material import answers
+from benchmarks import expected_figures
 
 NUMBER = r"(\d+(?:[.,]\d+)*)"
 FIGURE = re.compile(NUMBER + r"\s?(%|×|x\b|\s?(?:s|ms|seconds?|minutes?|min)\b)")
@@ -153,6 +156,118 @@ def test_a_range_the_reference_misses_is_found():
         "nothing printed above it is in 0.995–1.0",
         "nothing printed above it is in 0.1–0.2",
     ]
+
+
+# -- each expected range is the recorded spread of the figure it is about (benchmarks/expected_figures.py) ------
+
+
+def note_ranges(nb) -> list[tuple[str, str]]:
+    """The (low, high) text of every range the notebook's "Expected figures" notes state, in order."""
+    notes = [c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith(EXPECTED_NOTE)]
+    return [(low, high) for note in notes for low, high, _ in RANGE.findall(prose(note))]
+
+
+def bounds(values: list[float], places: int) -> tuple[set[float], set[float]]:
+    """The lows and highs a range may state for these values at this many decimals: rounded, or rounded outwards."""
+    step = 10.0**-places
+    low, high = min(values), max(values)
+    lows = {round(low, places), round(math.floor(round(low / step, 6)) * step, places)}
+    highs = {round(high, places), round(math.ceil(round(high / step, 6)) * step, places)}
+    return lows, highs
+
+
+def ranges_not_recorded(name: str, nb, recorded: dict[str, list[float | None]]) -> list[str]:
+    """Ranges of the notes that are not the min and max of their figure over the recorded seeds, and a committed
+    run whose printed figure is not the one recorded as seed 0 (read with the figure's own pattern)."""
+    wrong, labels, stated = [], expected_figures.NOTES[name], note_ranges(nb)
+    if len(stated) != len(labels):
+        return [f"{name}: the notes state {len(stated)} ranges, NOTES binds {len(labels)} figures"]
+    printed = outputs_text(nb)
+    for (low, high), label in zip(stated, labels, strict=True):
+        values = [v for v in recorded.get(label, []) if v is not None]
+        if len(values) < 3:
+            wrong.append(f"{label}: {len(values)} recorded seeds, fewer than 3")
+            continue
+        try:
+            run = expected_figures.figure(name, label, printed)
+        except expected_figures.FigureNotFound as exc:
+            wrong.append(str(exc))
+            continue
+        if run != values[0]:
+            wrong.append(f"{label}: the committed run printed {run:g}, the record's seed 0 is {values[0]:g}")
+        lows, highs = bounds(values, max(decimals(low), decimals(high)))
+        if float(low) not in lows or float(high) not in highs:
+            wrong.append(f"{label}: the note says {low}–{high}, the seeds give {min(values):g}–{max(values):g}")
+    return wrong
+
+
+# 07's seeds were not run when the record was made (each run took about half an hour on the shared machine): its
+# ranges are bound in NOTES but not yet recorded. Run `benchmarks/expected_figures.py --notebooks 07 --write`, then
+# drop it from here; the strict xfail fails as soon as 07 is recorded and agrees.
+NOT_YET_RECORDED = {"07_transformer_seq2seq"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="not yet recorded"))
+        if name in NOT_YET_RECORDED
+        else name
+        for name in sorted(expected_figures.NOTES)
+    ],
+)
+def test_expected_ranges_are_the_recorded_figures(name):
+    """Issue 66: each range of a note is the spread of exactly the figure it is about, over at least three seeds."""
+    recorded = json.loads(expected_figures.RECORD.read_text()).get(name, {})
+    assert ranges_not_recorded(name, source(name), recorded) == []
+
+
+def test_every_training_notebook_binds_its_ranges():
+    """Issue 66: every training notebook's ranges are bound to figures (09 included)."""
+    bound = {name[:2] for name in expected_figures.NOTES}
+    assert bound == set(TRAINING_NOTEBOOKS)
+
+
+def test_a_range_built_from_the_wrong_measure_is_found():
+    """Issue 66: 06's old mistake, a range whose high end is another table's figure, fails the check."""
+    nb = nbformat.v4.new_notebook()
+    bottleneck = (
+        "          model | test token acc test exact | long token acc long exact\n"
+        "   no attention |          78.5%      43.9% |          39.2%       0.0%\n"
+        "       additive |          98.5%      94.2% |          72.7%      16.5%\n"
+        " multiplicative |          98.7%      96.4% |          83.5%      39.3%\n"
+    )
+    exposure = (
+        "          model | teacher-forced free-running    gap\n   no attention |          87.6%        73.9%  13.6%\n"
+    )
+    nb.cells = [nbformat.v4.new_code_cell("table()"), nbformat.v4.new_code_cell("gap()")]
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text=bottleneck)]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text=exposure)]
+    note = (
+        f"{EXPECTED_NOTE}.** {{}} without attention, 94.2–94.6% additive, 96.4–96.9% multiplicative, 16.5–17.0% long."
+    )
+    nb.cells.append(nbformat.v4.new_markdown_cell(note.format("43.9–44.5%")))
+    recorded = {
+        "no attention test exact %": [43.9, 44.5, 44.1],
+        "additive test exact %": [94.2, 94.6, 94.4],
+        "multiplicative test exact %": [96.4, 96.9, 96.5],
+        "additive long exact %": [16.5, 17.0, 16.8],
+    }
+    name = "06_rnn_seq2seq_attention"
+    assert ranges_not_recorded(name, nb, recorded) == []
+    nb.cells[-1].source = note.format("43.9–73.9%")  # the free-running token accuracy of the exposure table
+    assert ranges_not_recorded(name, nb, recorded) == [
+        "no attention test exact %: the note says 43.9–73.9, the seeds give 43.9–44.5"
+    ]
+    # the old pattern matched both tables and kept the last hit: a pattern that matches twice is refused now
+    with pytest.raises(expected_figures.FigureNotFound):
+        expected_figures.read_one(r"no attention \|\s+[\d.]+%\s+([\d.]+)%", 1, bottleneck + exposure)
+    assert (
+        expected_figures.read_one(
+            expected_figures.FIGURES[name]["no attention test exact %"][0], 2, bottleneck + exposure
+        )
+        == 43.9
+    )
 
 
 # -- no written question is answered by the learner's notebook ---------------------------------
