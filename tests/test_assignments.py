@@ -39,7 +39,7 @@ def test_an_assignment_is_a_notebook_by_name_or_number_with_its_lms_name():
     with pytest.raises(assignments.AssignmentError, match="did you mean '02_masks'"):
         assignments.parse(["02_mask"])
     with pytest.raises(assignments.AssignmentError, match="no notebook of this course"):
-        assignments.parse(["10"])
+        assignments.parse(["11"])
 
 
 def test_a_file_of_another_notebook_is_set_aside_and_a_grade_already_held_is_kept():
