@@ -107,6 +107,12 @@ def test_forked_kernels_inherit_no_descriptor_of_the_server(both):
         assert set(extra) == set(own), (learner, extra)
 
 
+def test_no_program_starts_in_a_kernel(both):
+    """Both modes: the kernel's own seccomp filter refuses execve, so the probe's `true` never runs."""
+    for _, probes in both:
+        assert not any(p["program_starts"] for p in probes.values()), probes
+
+
 def test_no_process_of_a_job_survives(both):
     (_, probes), _ = both
     uids = {str(p["uid"]) for p in probes.values()}

@@ -44,7 +44,20 @@ def _fds():
 
 _planted = _os.path.exists("/tmp/left-by-an-earlier-job")
 open("/tmp/left-by-an-earlier-job", "w").write("x")
-_subprocess.Popen(["sleep", "300"])  # left running on purpose: the grader must kill it
+def _program_starts():
+    """True when a program can be started from the kernel (its seccomp filter refuses execve)."""
+    try:
+        _subprocess.run(["true"], capture_output=True, timeout=30)
+        return True
+    except OSError:
+        return False
+
+
+if _os.fork() == 0:  # a copy of the kernel left running on purpose: the grader must kill it
+    import time as _time
+
+    _time.sleep(300)
+    _os._exit(0)
 _probe = {
     "uid": _os.getuid(),
     "cap_eff": _status("CapEff"),
@@ -63,6 +76,7 @@ _probe = {
     "pids_visible": sorted(int(_p) for _p in _os.listdir("/proc") if _p.isdigit()),
     "new_userns": _works("unshare", "--user", "true"),
     "mount": _works("unshare", "--user", "--map-root-user", "mount", "-t", "tmpfs", "none", "/tmp"),
+    "program_starts": _program_starts(),
 }
 print("PROBE" + _json.dumps(_probe))
 
