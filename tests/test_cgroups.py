@@ -181,7 +181,7 @@ def _alive(pid: str) -> bool:
 
 
 def _in_full_but_the_rule(said: dict) -> bool:
-    """The probe's grade: every point but the forbidden-built-in rule's (it imports os and subprocess), flagged."""
+    """The probe's grade: every point but the forbidden-built-in rule's (it imports os and leaves a copy of the kernel running), flagged."""
     flagged = any(note.startswith("forbidden:") for note in said["notes"])
     return said["max"] > 0 and said["lost"] == [PROBE_RULE_TEST] and flagged
 

@@ -1,8 +1,10 @@
 """A job's view of its cgroup and a bounded fork bomb, printed as one CGPROBE line (then the reference answer)."""
 # %% answer sdpa
-import json as _json, os as _os, subprocess as _subprocess, time as _time
+import json as _json, os as _os, time as _time
 
-_subprocess.Popen(["sleep", "317"])  # left running on purpose: the grader must kill it
+if _os.fork() == 0:  # a copy of the kernel left running on purpose (no program can start): the grader kills it
+    _time.sleep(317)
+    _os._exit(0)
 _kids, _stopped = [], ""
 try:
     for _ in range(2000):  # more than any job may have: the pids limit (or RLIMIT_NPROC) stops it
