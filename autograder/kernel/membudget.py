@@ -268,7 +268,8 @@ def for_kernel(km: Any) -> Callable[[Call, int], bool]:
 def note_started(km: Any) -> None:
     """Remember the job's processes as its kernel has just started, before any cell: the kernel and its
     sandbox's own (bwrap, its init). Every other process of the job later is one the learner's code made."""
-    km.wb_started = frozenset(job_processes(km).live())
+    km.wb_processes = job_processes(km)  # where they are is found once: the job's group and uid do not change
+    km.wb_started = frozenset(km.wb_processes.live())
 
 
 def others(km: Any) -> set[int] | None:
@@ -276,7 +277,7 @@ def others(km: Any) -> set[int] | None:
     started = getattr(km, "wb_started", None)
     if not isinstance(started, frozenset) or not started:
         return None
-    return job_processes(km).live() - started
+    return km.wb_processes.live() - started
 
 
 def job_processes(km: Any) -> KernelProcesses:
