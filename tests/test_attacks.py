@@ -52,27 +52,40 @@ def _attack_limits(how: launchers.Launcher) -> Limits:
     return Limits(cell_seconds=cell, notebook_seconds=60, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
 
 
-@pytest.fixture(scope="module")
-def attacked(tmp_path_factory):
-    """Every attack, an honest learner and an idle one, graded in one batch with tight limits."""
-    subs = tmp_path_factory.mktemp("attack-submissions")
-    SENTINEL.write_text(SENTINEL_TEXT)
-    SENTINEL.chmod(0o600)
+def _other_limits() -> Limits:
+    """For the other notebooks' attacks and honest learners: an honest 08's trusted checks (memory, generation)
+    take seconds each on an idle machine, so the 01 batch's 5 s per cell would fail an honest learner under load."""
+    return Limits(cell_seconds=60, notebook_seconds=300, memory_bytes=3 * 2**29, processes=128, output_bytes=2**20)
+
+
+def _write(folder: Path, student: str, name: str, nb) -> None:
+    (folder / student).mkdir()
+    nbformat.write(nb, folder / student / f"{name}.ipynb")
+
+
+def _submissions(tmp_path_factory) -> tuple[Path, Path]:
+    """Notebook 01's attacks with its honest and idle learners, and the other notebooks' with theirs."""
+    subs, others = tmp_path_factory.mktemp("attack-submissions"), tmp_path_factory.mktemp("attack-others")
     for path in ATTACKS:
         name = notebook_of(path)  # another notebook's attack starts from the reference: only its rule is at stake
         nb = make_submission(name, path, defaults=ZERO_ANSWERS if name == NB01 else None)
         for cell in nb.cells:  # the census (reach_the_kernel.py) is given what the scan allows and refuses
             cell.source = cell.source.replace('"__WB_PLAN__"', json.dumps(json.dumps(census_plan())))
         how = header(path, "tamper")
-        nb = tamper(nb, how) if how else nb
-        (subs / path.stem.replace("_", "-")).mkdir()
-        nbformat.write(nb, subs / path.stem.replace("_", "-") / f"{name}.ipynb")
+        _write(subs if name == NB01 else others, path.stem.replace("_", "-"), name, tamper(nb, how) if how else nb)
     for student, defaults in (("honest", None), ("zeros", ZERO_ANSWERS)):
-        (subs / student).mkdir()
-        nbformat.write(make_submission(NB01, None, defaults=defaults), subs / student / f"{NB01}.ipynb")
+        _write(subs, student, NB01, make_submission(NB01, None, defaults=defaults))
     for name in OTHER_NOTEBOOKS:  # the honest learner of each other notebook an attack targets
-        (subs / honest_of(name)).mkdir()
-        nbformat.write(make_submission(name, None), subs / honest_of(name) / f"{name}.ipynb")
+        _write(others, honest_of(name), name, make_submission(name, None))
+    return subs, others
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory):
+    """Every attack, an honest learner and an idle one, graded into one results folder with tight limits."""
+    SENTINEL.write_text(SENTINEL_TEXT)
+    SENTINEL.chmod(0o600)
+    subs, others = _submissions(tmp_path_factory)
     out = tmp_path_factory.mktemp("attack-results")
     listener = socket.socket()  # a real service on the host's loopback for the network attack to find
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -82,11 +95,14 @@ def attacked(tmp_path_factory):
     except OSError:  # another process (another test session) already listens there: the target exists
         socket.create_connection(("127.0.0.1", 8888), timeout=2).close()
     launcher = launchers.choose()  # the run's mode, chosen once: the limits follow it
-    limits = _attack_limits(launcher)
-    # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
-    try:
+    try:  # four at a time on 2 cores: the attacks that sleep until a limit leave the CPU to the others
         results = grade.grade(
-            grade.Options(submissions=subs, out=out, jobs=4, sandbox=launcher, limits=limits, quiet=True)
+            grade.Options(
+                submissions=subs, out=out, jobs=4, sandbox=launcher, limits=_attack_limits(launcher), quiet=True
+            )
+        )
+        results += grade.grade(
+            grade.Options(submissions=others, out=out, jobs=2, sandbox=launcher, limits=_other_limits(), quiet=True)
         )
     finally:
         listener.close()
@@ -178,12 +194,21 @@ def test_nothing_an_answer_may_name_reaches_the_kernel(attacked):
     assert counts.group(2) == "0", re.findall(r"REACHED: [^\"\\]*", text)
 
 
+def _shortfall(result) -> dict:
+    """What an honest learner lost: each test below its points, and every flag (empty when nothing)."""
+    if result.score == result.auto_max > 0:
+        return {}
+    lost = [(t.name, t.score, t.max_score, t.message[:300]) for t in result.tests if t.score < t.max_score]
+    return {"score": f"{result.score}/{result.auto_max}", "flags": result.flags, "errors": result.errors, "lost": lost}
+
+
 def test_batch_survives_and_honest_learner_unaffected(attacked):
     results, _ = attacked
     assert results["honest"].score == results["honest"].auto_max > 0
     assert results["zeros"].score == 0
     assert len(results) == len(ATTACKS) + 2 + len(OTHER_NOTEBOOKS)
-    assert all(results[honest_of(n)].score == results[honest_of(n)].auto_max > 0 for n in OTHER_NOTEBOOKS)
+    short = {n: _shortfall(results[honest_of(n)]) for n in OTHER_NOTEBOOKS}
+    assert not any(short.values()), short
     for marker in HOST_MARKERS:
         assert not marker.exists(), f"{marker} was written from inside the sandbox"
     assert SENTINEL.read_text() == SENTINEL_TEXT and SENTINEL.stat().st_mode & 0o777 == 0o600, "a host file changed"
