@@ -104,7 +104,21 @@ def test_public_routes_are_left_to_the_kernel(name, source, _):
 OWN = [  # more ways, found while building the allow-list
     ("module_dict", "fn = torch.nn.functional.__dict__['scaled_dot_product_attention']", "__dict__"),
     ("vars_module", "fn = vars(F)['scaled_dot_product_attention']", "vars"),
-    ("getattr_computed", "names = ['scaled_dot_product_attention']\nfn = getattr(F, names[0])", "computed"),
+    (
+        "getattr_computed",
+        "names = []\nnames.append('scaled_dot_product_attention')\nfn = getattr(F, names[0])",
+        "computed",
+    ),
+    ("getattr_constant", "names = ['scaled_dot_product_attention']\nfn = getattr(F, names[0])", "forbidden built-in"),
+    ("getattr_list_passed", "NAMES = ['q']\nstash(NAMES)\nfn = getattr(F, NAMES[0])", "computed"),
+    ("getattr_constant_twice", "N = ('q',)\nN = ('__globals__',)\nfn = getattr(F, N[0])", "computed"),
+    ("getattr_constant_star", "from math import *\nN = ('q',)\nfn = getattr(F, N[0])", "computed"),
+    ("getattr_constant_param", "N = ('q',)\ndef f(o, N):\n    return getattr(o, N[0])", "computed"),
+    (
+        "getattr_constant_dunder",
+        "N = ('__globals__',)\ndef f(o):\n    return [getattr(o, n) for n in N]",
+        "__globals__",
+    ),
     ("getattr_literal", "fn = getattr(F, 'scaled_dot_product_attention')", "forbidden built-in"),
     ("type_getattribute", "fn = type(F).__getattribute__(F, 'scaled_dot_product_attention')", "passes the module"),
     ("module_spec", "loader = F.__spec__.loader", "__spec__"),
@@ -529,6 +543,12 @@ def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
         "def f(o, n):\n    for p in ('q',):\n        def h():\n            nonlocal p\n            p = n\n        h()\n        return getattr(o, p)\n",
         "def f(o, n):\n    for p in ('q',):\n        try:\n            raise ValueError\n        except ValueError as p:\n            pass\n        return getattr(o, p)\n",
         "def enumerate(x):\n    return [(0, '__globals__')]\ndef f(o):\n    for i, p in enumerate(('q',)):\n        return getattr(o, p)\n",
+        # a module constant changed where the scan must see it: a global statement, a mutation, a second cell
+        "N = ('q',)\ndef g(v):\n    global N\n    N = v\ndef f(o):\n    return [getattr(o, n) for n in N]\n",
+        "N = ['q']\nN += ['__globals__']\ndef f(o):\n    return [getattr(o, n) for n in N]\n",
+        "N = ['q']\nN[0] = '__globals__'\ndef f(o):\n    return getattr(o, N[0])\n",
+        "N = ['q']\ndef f(o, N=N):\n    return getattr(o, N[0])\n",
+        "def sorted(x):\n    x[0] = '__globals__'\n    return x\nN = ['q']\nsorted(N)\ndef f(o):\n    return getattr(o, N[0])\n",
     ],
 )
 def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
@@ -541,6 +561,12 @@ def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
         "def f(m):\n    return [getattr(m, f'{n}_proj') for n in ('q', 'k', 'v')]\n",
         "def f(m):\n    for i, n in enumerate(('q', 'k', 'v')):\n        getattr(m, f'{n}_proj').weight.zero_()\n",
         "def f(m, ws):\n    for n, w in zip(('q', 'k', 'v'), ws):\n        getattr(m, n + '_proj').weight.copy_(w)\n",
+        # module-level constants bound once to literal strings (a list only ever read)
+        "NAMES = ('q', 'k', 'v')\ndef f(m):\n    return [getattr(m, f'{n}_proj') for n in NAMES]\n",
+        "NAMES = ['q', 'k', 'v']\ndef f(m):\n    for i, n in enumerate(NAMES):\n        getattr(m, n + '_proj').weight.zero_()\n",
+        "NAMES: tuple[str, ...] = ('q', 'k', 'v')\ndef f(m, i):\n    return getattr(m, f'{NAMES[i]}_proj')\n",
+        "SUFFIX = '_proj'\ndef f(m, ws):\n    for n, w in zip(('q', 'k'), ws):\n        getattr(m, n + SUFFIX).weight.copy_(w)\n",
+        "NAMES = ['q', 'k']\nassert len(NAMES) == 2\ndef f(m):\n    return {n: getattr(m, n) for n in sorted(NAMES)}\n",
         "class Average:\n    def __iadd__(self, v):\n        return self\n    def __float__(self):\n        return 0.0\n    def __format__(self, spec):\n        return format(float(self), spec)\n",
     ],
 )

@@ -56,7 +56,7 @@ def test_bundle_holds_only_student_material(released):
         texts = {n: zf.read(n).decode() for n in names}
     kit = ["workbook.py", "wb_refusal.py", "README.md", "requirements.txt", "self_check.py"]
     kit += [f"autograder/{p}" for p in ("__init__.py", "checks/__init__.py", "checks/perimeter.py",
-                                        "checks/pysource.py")]  # the answer scan  # fmt: skip
+                                        "checks/pysource.py", "checks/attrnames.py")]  # the answer scan  # fmt: skip
     kit.append("VERSION")  # the release these notebooks are
     assert names == sorted([f"attention-workbook/{n}.ipynb" for n in NAMES] + [f"attention-workbook/{k}" for k in kit])
     assert texts["attention-workbook/VERSION"] == f"{colab.version()}\n"

@@ -34,10 +34,10 @@ import re
 import sys
 import types
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from autograder.checks import pysource
+from autograder.checks import attrnames, pysource
 
 
 def _names(text: str) -> frozenset[str]:
@@ -376,92 +376,6 @@ def _root(node: ast.AST | None) -> ast.AST | None:
     return node
 
 
-_LOOP_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
-
-
-def _bindings(tree: ast.AST, name: str) -> list[ast.AST]:
-    """Every node under tree that binds or declares `name`, in any form Python has."""
-    found: list[ast.AST] = []
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
-            found.append(n)  # assignment, for/with/comprehension target, walrus, del, augmented assignment
-        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
-            found.append(n)
-        elif isinstance(n, ast.arg) and n.arg == name or getattr(n, "name", None) == name:
-            found.append(n)  # a parameter; def, class, except ... as, match capture
-        elif isinstance(n, ast.MatchMapping) and n.rest == name:
-            found.append(n)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)) and name in [(a.asname or a.name) for a in n.names]:
-            found.append(n)
-    return found
-
-
-def _literal_strings(node: ast.AST) -> list[str] | None:
-    """The strings of a literal tuple or list of string constants, else None."""
-    if not isinstance(node, (ast.Tuple, ast.List)):
-        return None
-    items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return items if len(items) == len(node.elts) else None
-
-
-def _loop_source(
-    target: ast.AST, iterated: ast.AST, bound: ast.AST, builtin: Callable[[str], bool]
-) -> list[str] | None:
-    """What `bound` (the target, or one name of a tuple target) takes from `for target in iterated`: a literal
-    sequence of strings directly, through enumerate(literal) or zip(literal, ...), else None."""
-    if target is bound:
-        return _literal_strings(iterated)
-    if not (isinstance(target, ast.Tuple) and bound in target.elts and isinstance(iterated, ast.Call)):
-        return None
-    called, at = getattr(iterated.func, "id", ""), target.elts.index(bound)
-    if not builtin(called):  # an answer's own enumerate could return any string
-        return None
-    if called == "enumerate" and len(iterated.args) == 1 and not iterated.keywords and len(target.elts) == 2:
-        return _literal_strings(iterated.args[0]) if at == 1 else None
-    if called == "zip" and len(iterated.args) == len(target.elts):
-        return _literal_strings(iterated.args[at])
-    return None
-
-
-def _loop_strings(name: str, scope: object, builtin: Callable[[str], bool]) -> list[str] | None:
-    """The strings a name can hold when its only binding in its function or comprehension (declarations, match
-    captures and every other form counted) is a loop over literal strings, else None."""
-    if not isinstance(scope, _LOOP_SCOPES):
-        return None
-    binds = _bindings(scope, name)
-    if len(binds) != 1:
-        return None
-    loops = [(g.target, g.iter) for g in ast.walk(scope) if isinstance(g, (ast.For, ast.comprehension))]
-    for target, iterated in loops:
-        if any(n is binds[0] for n in ast.walk(target)):
-            return _loop_source(target, iterated, binds[0], builtin)
-    return None
-
-
-def _possible_names(expr: ast.AST, scope: object, builtin: Callable[[str], bool]) -> set[str] | None:
-    """Every string a name expression can be (literals, f-strings and + of names looping over literals), or None."""
-    if isinstance(expr, ast.Constant):
-        return {expr.value} if isinstance(expr.value, str) else None
-    if isinstance(expr, ast.Name):
-        found = _loop_strings(expr.id, scope, builtin)
-        return None if found is None else set(found)
-    if isinstance(expr, ast.FormattedValue):
-        plain = expr.conversion == -1 and expr.format_spec is None
-        return _possible_names(expr.value, scope, builtin) if plain else None
-    parts = expr.values if isinstance(expr, ast.JoinedStr) else None
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        parts = [expr.left, expr.right]
-    if parts is None:
-        return None
-    out = {""}
-    for part in parts:
-        options = _possible_names(part, scope, builtin)
-        if options is None:
-            return None
-        out = {a + b for a in out for b in options}
-    return out
-
-
 def _literal_name(call: ast.Call) -> str | None:
     """The attribute name of getattr(x, "name", ...), or None when it is computed."""
     if len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
@@ -617,6 +531,12 @@ class _Program:
         self.env[MODULE] = {name: set(paths) for name, paths in self.notebook.env.items()}
         self._follow(cells)
         self.private = _own_attributes(cells) | self.notebook.private
+        self._trees = [c.tree for c in cells]
+        self._parents = {k: v for c in cells for k, v in c.parents.items()}
+
+    def constant(self, name: str) -> list[str] | None:
+        """The strings of a module-level constant of the answers (attrnames.module_constant), else None."""
+        return attrnames.module_constant(name, self._trees, self._parents, frozenset(self.notebook.names))
 
     def owner(self, name: str, scopes: tuple, load: bool = True) -> object:
         """The scope a name refers to where it is used: the nearest one binding it, else the module.
@@ -947,8 +867,8 @@ class _Judge:
 
     def _computed_name(self, name: str, call: ast.Call, scopes: tuple) -> str | None:
         """getattr(x, f"{n}_proj") with n looping over literal strings: each name it can be, judged as written."""
-        builtin = functools.partial(self.program.is_builtin, scopes=scopes)
-        values = _possible_names(call.args[1], scopes[-1], builtin) if len(call.args) >= 2 else None
+        known = attrnames.Known(functools.partial(self.program.is_builtin, scopes=scopes), self.program.constant)
+        values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
         if values is None:
             return f"calls {name}() with a computed attribute name"
         return next((what for v in sorted(values) if (what := self._attribute(v, False, False, False))), None)

@@ -97,6 +97,7 @@ KIT = {
     "autograder/checks/__init__.py": paths.ROOT / "autograder" / "kit" / "scan_package.py",
     "autograder/checks/perimeter.py": paths.ROOT / "autograder" / "checks" / "perimeter.py",
     "autograder/checks/pysource.py": paths.ROOT / "autograder" / "checks" / "pysource.py",
+    "autograder/checks/attrnames.py": paths.ROOT / "autograder" / "checks" / "attrnames.py",
 }
 
 

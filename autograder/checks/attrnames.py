@@ -1,0 +1,173 @@
+"""The strings a computed attribute name can be, read from the answers' source (for checks/perimeter).
+
+getattr(self, f"{n}_proj") is honest when `n` can only be one of a few known strings: a loop over a literal
+tuple, or over a module-level constant bound once in the whole program to literal strings (and, for a
+list, only ever read). Anything else (a string from data, a call, a mutable list passed around) cannot be
+known, and the perimeter says so.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+LOOP_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SAME_STRINGS = frozenset({"sorted", "reversed", "tuple", "list", "frozenset"})  # they return the strings given
+_READ_ONLY_CALLS = _SAME_STRINGS | {"enumerate", "zip", "len"}  # they never change a list they are given
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the scan knows where a name is read: whether a name is the built-in, and a module constant's strings."""
+
+    builtin: Callable[[str], bool]
+    constant: Callable[[str], list[str] | None]
+
+
+def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
+    """Every node under tree that binds or declares `name`, in any form Python has."""
+    found: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            found.append(n)  # assignment, for/with/comprehension target, walrus, del, augmented assignment
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            found.append(n)
+        elif isinstance(n, ast.arg) and n.arg == name or getattr(n, "name", None) == name:
+            found.append(n)  # a parameter; def, class, except ... as, match capture
+        elif isinstance(n, ast.MatchMapping) and n.rest == name:
+            found.append(n)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)) and name in [(a.asname or a.name) for a in n.names]:
+            found.append(n)
+    return found
+
+
+def literal_strings(node: ast.AST, known: Known | None = None) -> list[str] | None:
+    """The strings of a literal tuple or list of string constants (or a module constant holding one), else None."""
+    if isinstance(node, ast.Name) and known is not None:
+        return known.constant(node.id)
+    if isinstance(node, ast.Call) and known is not None and _same_strings(node, known):
+        return literal_strings(node.args[0], known)  # sorted(NAMES), tuple(NAMES): the same strings
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return items if len(items) == len(node.elts) else None
+
+
+def _same_strings(call: ast.Call, known: Known) -> bool:
+    """A call of the built-in sorted, reversed, tuple, list or frozenset on one argument."""
+    called = getattr(call.func, "id", "")
+    return called in _SAME_STRINGS and len(call.args) == 1 and not call.keywords and known.builtin(called)
+
+
+def _loop_source(target: ast.AST, iterated: ast.AST, bound: ast.AST, known: Known) -> list[str] | None:
+    """What `bound` (the target, or one name of a tuple target) takes from `for target in iterated`: a literal
+    sequence of strings directly, through enumerate(literal) or zip(literal, ...), else None."""
+    if target is bound:
+        return literal_strings(iterated, known)
+    if not (isinstance(target, ast.Tuple) and bound in target.elts and isinstance(iterated, ast.Call)):
+        return None
+    called, at = getattr(iterated.func, "id", ""), target.elts.index(bound)
+    if not known.builtin(called):  # an answer's own enumerate could return any string
+        return None
+    if called == "enumerate" and len(iterated.args) == 1 and not iterated.keywords and len(target.elts) == 2:
+        return literal_strings(iterated.args[0], known) if at == 1 else None
+    if called == "zip" and len(iterated.args) == len(target.elts):
+        return literal_strings(iterated.args[at], known)
+    return None
+
+
+def _loop_strings(name: str, scope: object, known: Known) -> list[str] | None:
+    """The strings a name can hold when its only binding in its function or comprehension (declarations, match
+    captures and every other form counted) is a loop over literal strings, else None."""
+    if not isinstance(scope, LOOP_SCOPES):
+        return None
+    binds = bindings(scope, name)
+    if len(binds) != 1:
+        return None
+    loops = [(g.target, g.iter) for g in ast.walk(scope) if isinstance(g, (ast.For, ast.comprehension))]
+    for target, iterated in loops:
+        if any(n is binds[0] for n in ast.walk(target)):
+            return _loop_source(target, iterated, binds[0], known)
+    return None
+
+
+def _name_strings(name: str, scope: object, known: Known) -> list[str] | None:
+    """A loop variable over known strings, or a module constant that is one string."""
+    found = _loop_strings(name, scope, known)
+    if found is None and not (isinstance(scope, LOOP_SCOPES) and bindings(scope, name)):
+        value = known.constant(name)
+        found = value if value is not None and len(value) == 1 else None
+    return found
+
+
+def possible_names(expr: ast.AST, scope: object, known: Known) -> set[str] | None:
+    """Every string a name expression can be (literals, f-strings, + and NAMES[i] of known strings), or None."""
+    if isinstance(expr, ast.Constant):
+        return {expr.value} if isinstance(expr.value, str) else None
+    if isinstance(expr, ast.Name):
+        found = _name_strings(expr.id, scope, known)
+        return None if found is None else set(found)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and not isinstance(expr.slice, ast.Slice):
+        found = known.constant(expr.value.id)  # NAMES[i]: one of NAMES' strings, whatever i is
+        return None if found is None else set(found)
+    if isinstance(expr, ast.FormattedValue):
+        plain = expr.conversion == -1 and expr.format_spec is None
+        return possible_names(expr.value, scope, known) if plain else None
+    parts = expr.values if isinstance(expr, ast.JoinedStr) else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        parts = [expr.left, expr.right]
+    if parts is None:
+        return None
+    out = {""}
+    for part in parts:
+        options = possible_names(part, scope, known)
+        if options is None:
+            return None
+        out = {a + b for a in out for b in options}
+    return out
+
+
+def _constant_value(trees: list[ast.Module], binding: ast.AST) -> ast.expr | None:
+    """The value of `NAME = ...` / `NAME: T = ...` when `binding` is its only target, at a cell's top level."""
+    for stmt in (s for tree in trees for s in tree.body):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is binding:
+            return stmt.value
+        if isinstance(stmt, ast.AnnAssign) and stmt.target is binding and stmt.value is not None:
+            return stmt.value
+    return None
+
+
+def _only_read(name: str, trees: list[ast.Module], parents: dict[int, ast.AST]) -> bool:
+    """Every use of a list constant is a read nothing can change it through: iterated, indexed, or counted."""
+    for node in (n for tree in trees for n in ast.walk(tree)):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+            continue
+        called = getattr(getattr(parent, "func", None), "id", None)
+        own = called is not None and any(bindings(tree, called) for tree in trees)  # def sorted(x): x.append(...)
+        if isinstance(parent, ast.Call) and called in _READ_ONLY_CALLS and node in parent.args and not own:
+            continue
+        return False
+    return True
+
+
+def module_constant(
+    name: str, trees: list[ast.Module], parents: dict[int, ast.AST], given: frozenset[str]
+) -> list[str] | None:
+    """The strings of a module-level constant: one binding in the whole program (no star import, not a name the
+    notebook's own cells bind), a literal string or tuple/list of strings; a list only ever read."""
+    if name in given or any(isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for t in trees for n in t.body):
+        return None
+    binds = [b for tree in trees for b in bindings(tree, name)]
+    value = _constant_value(trees, binds[0]) if len(binds) == 1 else None
+    if isinstance(value, ast.Constant):
+        return [value.value] if isinstance(value.value, str) else None
+    strings = literal_strings(value) if value is not None else None
+    if strings is not None and isinstance(value, ast.List) and not _only_read(name, trees, parents):
+        return None
+    return strings
