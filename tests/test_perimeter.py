@@ -548,6 +548,9 @@ def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
         "N = ['q']\nN += ['__globals__']\ndef f(o):\n    return [getattr(o, n) for n in N]\n",
         "N = ['q']\nN[0] = '__globals__'\ndef f(o):\n    return getattr(o, N[0])\n",
         "N = ['q']\ndef f(o, N=N):\n    return getattr(o, N[0])\n",
+        "for n in ('q',):\n    pass\nn = input()\nx = getattr(model, n)\n",
+        "N = ['q']\nN.append('__globals__')\nfor n in N:\n    x = getattr(model, n)\n",
+        "for a in B:\n    pass\nfor B in a:\n    pass\nx = getattr(model, a)\n",
         "def sorted(x):\n    x[0] = '__globals__'\n    return x\nN = ['q']\nsorted(N)\ndef f(o):\n    return getattr(o, N[0])\n",
     ],
 )
@@ -567,6 +570,8 @@ def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
         "NAMES: tuple[str, ...] = ('q', 'k', 'v')\ndef f(m, i):\n    return getattr(m, f'{NAMES[i]}_proj')\n",
         "SUFFIX = '_proj'\ndef f(m, ws):\n    for n, w in zip(('q', 'k'), ws):\n        getattr(m, n + SUFFIX).weight.copy_(w)\n",
         "NAMES = ['q', 'k']\nassert len(NAMES) == 2\ndef f(m):\n    return {n: getattr(m, n) for n in sorted(NAMES)}\n",
+        "for n in ('q', 'k', 'v'):\n    getattr(model, f'{n}_proj').weight.data.zero_()\n",
+        "NAMES = ('q', 'k')\nfor i, n in enumerate(NAMES):\n    print(i, getattr(model, n + '_proj').weight.shape)\n",
         "class Average:\n    def __iadd__(self, v):\n        return self\n    def __float__(self):\n        return 0.0\n    def __format__(self, spec):\n        return format(float(self), spec)\n",
     ],
 )

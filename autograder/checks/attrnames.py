@@ -9,6 +9,7 @@ known, and the perimeter says so.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,8 @@ class Known:
     """What the scan knows where a name is read: whether a name is the built-in, and a module constant's strings."""
 
     builtin: Callable[[str], bool]
-    constant: Callable[[str], list[str] | None]
+    sequence: Callable[[str], list[str] | None]  # a module constant holding literal strings: the strings
+    string: Callable[[str], list[str] | None]  # a module-level name holding one string: the strings it can be
 
 
 def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
@@ -45,7 +47,7 @@ def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
 def literal_strings(node: ast.AST, known: Known | None = None) -> list[str] | None:
     """The strings of a literal tuple or list of string constants (or a module constant holding one), else None."""
     if isinstance(node, ast.Name) and known is not None:
-        return known.constant(node.id)
+        return known.sequence(node.id)
     if isinstance(node, ast.Call) and known is not None and _same_strings(node, known):
         return literal_strings(node.args[0], known)  # sorted(NAMES), tuple(NAMES): the same strings
     if not isinstance(node, (ast.Tuple, ast.List)):
@@ -93,11 +95,10 @@ def _loop_strings(name: str, scope: object, known: Known) -> list[str] | None:
 
 
 def _name_strings(name: str, scope: object, known: Known) -> list[str] | None:
-    """A loop variable over known strings, or a module constant that is one string."""
+    """A loop variable over known strings, or a module-level name holding one of known strings."""
     found = _loop_strings(name, scope, known)
     if found is None and not (isinstance(scope, LOOP_SCOPES) and bindings(scope, name)):
-        value = known.constant(name)
-        found = value if value is not None and len(value) == 1 else None
+        found = known.string(name)
     return found
 
 
@@ -109,7 +110,7 @@ def possible_names(expr: ast.AST, scope: object, known: Known) -> set[str] | Non
         found = _name_strings(expr.id, scope, known)
         return None if found is None else set(found)
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and not isinstance(expr.slice, ast.Slice):
-        found = known.constant(expr.value.id)  # NAMES[i]: one of NAMES' strings, whatever i is
+        found = known.sequence(expr.value.id)  # NAMES[i]: one of NAMES' strings, whatever i is
         return None if found is None else set(found)
     if isinstance(expr, ast.FormattedValue):
         plain = expr.conversion == -1 and expr.format_spec is None
@@ -156,18 +157,45 @@ def _only_read(name: str, trees: list[ast.Module], parents: dict[int, ast.AST]) 
     return True
 
 
-def module_constant(
-    name: str, trees: list[ast.Module], parents: dict[int, ast.AST], given: frozenset[str]
-) -> list[str] | None:
-    """The strings of a module-level constant: one binding in the whole program (no star import, not a name the
-    notebook's own cells bind), a literal string or tuple/list of strings; a list only ever read."""
-    if name in given or any(isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for t in trees for n in t.body):
-        return None
+def _top_loop(trees: list[ast.Module], binding: ast.AST) -> ast.For | None:
+    """The top-level `for` statement whose target holds `binding`, if any."""
+    for stmt in (s for tree in trees for s in tree.body):
+        if isinstance(stmt, ast.For) and any(n is binding for n in ast.walk(stmt.target)):
+            return stmt
+    return None
+
+
+def module_value(
+    name: str,
+    trees: list[ast.Module],
+    parents: dict[int, ast.AST],
+    given: frozenset[str],
+    seen: frozenset = frozenset(),
+) -> tuple[str, list[str]] | None:
+    """A module-level name bound once in the whole program (no star import, not a name the notebook's own cells
+    bind): ("sequence", strings) for a literal tuple/list of strings (a list only ever read); ("string", the
+    strings it can be) for a literal string or the variable of a top-level loop over known strings; else None."""
+    star = any(isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for t in trees for n in t.body)
     binds = [b for tree in trees for b in bindings(tree, name)]
-    value = _constant_value(trees, binds[0]) if len(binds) == 1 else None
-    if isinstance(value, ast.Constant):
-        return [value.value] if isinstance(value.value, str) else None
-    strings = literal_strings(value) if value is not None else None
-    if strings is not None and isinstance(value, ast.List) and not _only_read(name, trees, parents):
+    if star or name in given | seen or len(binds) != 1:
         return None
-    return strings
+    if (loop := _top_loop(trees, binds[0])) is not None:
+        known = Known(
+            lambda n: hasattr(builtins, n) and not any(bindings(t, n) for t in trees),
+            lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "sequence"),
+            lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "string"),
+        )
+        found = _loop_source(loop.target, loop.iter, binds[0], known)
+        return None if found is None else ("string", found)
+    value = _constant_value(trees, binds[0])
+    if isinstance(value, ast.Constant):
+        return ("string", [value.value]) if isinstance(value.value, str) else None
+    strings = literal_strings(value) if value is not None else None
+    if strings is None or isinstance(value, ast.List) and not _only_read(name, trees, parents):
+        return None
+    return "sequence", strings
+
+
+def _kind(value: tuple[str, list[str]] | None, kind: str) -> list[str] | None:
+    """The strings of a module_value of that kind, else None."""
+    return value[1] if value is not None and value[0] == kind else None

@@ -534,9 +534,10 @@ class _Program:
         self._trees = [c.tree for c in cells]
         self._parents = {k: v for c in cells for k, v in c.parents.items()}
 
-    def constant(self, name: str) -> list[str] | None:
-        """The strings of a module-level constant of the answers (attrnames.module_constant), else None."""
-        return attrnames.module_constant(name, self._trees, self._parents, frozenset(self.notebook.names))
+    def constant(self, name: str, kind: str) -> list[str] | None:
+        """The strings of a module-level name of the answers of that kind (attrnames.module_value), else None."""
+        value = attrnames.module_value(name, self._trees, self._parents, frozenset(self.notebook.names))
+        return value[1] if value is not None and value[0] == kind else None
 
     def owner(self, name: str, scopes: tuple, load: bool = True) -> object:
         """The scope a name refers to where it is used: the nearest one binding it, else the module.
@@ -867,7 +868,11 @@ class _Judge:
 
     def _computed_name(self, name: str, call: ast.Call, scopes: tuple) -> str | None:
         """getattr(x, f"{n}_proj") with n looping over literal strings: each name it can be, judged as written."""
-        known = attrnames.Known(functools.partial(self.program.is_builtin, scopes=scopes), self.program.constant)
+        known = attrnames.Known(
+            functools.partial(self.program.is_builtin, scopes=scopes),
+            functools.partial(self.program.constant, kind="sequence"),
+            functools.partial(self.program.constant, kind="string"),
+        )
         values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
         if values is None:
             return f"calls {name}() with a computed attribute name"
