@@ -36,8 +36,8 @@ import warnings
 OPERATORS = {
     "attention": r"scaled_dot_product|multi_head_attention|flash_attention|efficient_attention"
     r"|transformer_encoder_layer|triton_scaled_dot",
-    "layer_norm": r"layer_norm|batch_norm|group_norm|instance_norm|renorm|weight_norm|norm_except_dim",
-    "rms_norm": r"rms_norm|renorm|weight_norm|norm_except_dim",
+    # one family for every normalisation: rms_norm of the centred input is LayerNorm, layer_norm of [x, -x] RMSNorm
+    "norm": r"layer_norm|batch_norm|group_norm|instance_norm|rms_norm|renorm|weight_norm|norm_except_dim",
     "adam": r"fused_adam",
     "clip": r"(?!)",  # written in Python only
     "process": r"(?!)",
@@ -52,12 +52,11 @@ COMPOSITES = {
         ("torch.nn.attention.flex_attention", "flex_attention"),
         ("torch.nn.attention.flex_attention", "flex_attention_hop"),  # the higher-order op it calls
     ],
-    "layer_norm": [  # a vector scaled to unit norm, or divided by its local energy, is the normalisation itself
+    "norm": [  # a vector scaled to unit norm (times sqrt(D), an eps column: RMSNorm), or divided by its energy
         ("torch.nn.functional", "normalize"),
         ("torch.nn.functional", "local_response_norm"),
         ("torch.nn.modules.normalization", "CrossMapLRN2d.forward"),
     ],
-    "rms_norm": [("torch.nn.functional", "normalize")],  # times sqrt(D), with an eps column: RMSNorm
     "adam": [
         ("torch.optim.adam", "Adam.step"),
         ("torch.optim.adamw", "AdamW.step"),
@@ -97,23 +96,23 @@ FAMILY_OF = {
     "_scaled_dot_product_flash_attention": "attention",
     "_scaled_dot_product_efficient_attention": "attention",
     "_scaled_dot_product_cudnn_attention": "attention",
-    "layer_norm": "layer_norm",
-    "LayerNorm": "layer_norm",
-    "native_layer_norm": "layer_norm",
-    "batch_norm": "layer_norm",
-    "group_norm": "layer_norm",
-    "instance_norm": "layer_norm",
-    "rms_norm": "rms_norm",
-    "RMSNorm": "rms_norm",
-    "_fused_rms_norm": "rms_norm",
+    "layer_norm": "norm",
+    "LayerNorm": "norm",
+    "native_layer_norm": "norm",
+    "batch_norm": "norm",
+    "group_norm": "norm",
+    "instance_norm": "norm",
+    "rms_norm": "norm",
+    "RMSNorm": "norm",
+    "_fused_rms_norm": "norm",
     "AdamW": "adam",
     "Adam": "adam",
     "adamw": "adam",
     "adam": "adam",
     "_fused_adamw_": "adam",
     "_fused_adam_": "adam",
-    "normalize": "layer_norm",
-    "local_response_norm": "layer_norm",
+    "normalize": "norm",
+    "local_response_norm": "norm",
     "SparseAdam": "adam",
     "clip_grad_norm_": "clip",
     "clip_grad_norm": "clip",

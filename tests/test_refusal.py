@@ -108,7 +108,7 @@ PROBE = textwrap.dedent(
                 lambda t: torch.ops.aten._scaled_dot_product_attention_math(t, t, t))(q[None].expand(2, 2, 3, 8)),
             "quantizable MultiheadAttention": quantizable,
         },
-        "layer_norm": {
+        "norm": {  # one family: each normalisation computes the others (rms_norm of x - mean is LayerNorm)
             "F.layer_norm": lambda: F.layer_norm(x, (8,)),
             "nn.LayerNorm": lambda: nn.LayerNorm(8)(x),
             "torch.layer_norm": lambda: torch.layer_norm(x, (8,)),
@@ -119,8 +119,6 @@ PROBE = textwrap.dedent(
             "F.instance_norm": lambda: F.instance_norm(x[None]),
             "vmap(F.layer_norm) (red team)": lambda: torch.vmap(lambda r: F.layer_norm(r, (8,)))(x),
             "nested tensor, inference mode (red team)": nested_layer_norm,
-        },
-        "rms_norm": {
             "F.rms_norm": lambda: F.rms_norm(x, (8,)),
             "nn.RMSNorm": lambda: nn.RMSNorm(8)(x),
             "torch.rms_norm": lambda: torch.rms_norm(x, (8,)),
@@ -148,7 +146,7 @@ PROBE = textwrap.dedent(
             "multiprocessing.Process": lambda: multiprocessing.get_context("spawn").Process(target=print).start(),
         },
     }
-    FAMILY_NAME = {"attention": "scaled_dot_product_attention", "layer_norm": "LayerNorm", "rms_norm": "RMSNorm",
+    FAMILY_NAME = {"attention": "scaled_dot_product_attention", "norm": "RMSNorm",
                    "adam": "AdamW", "clip": "clip_grad_norm_", "process": None}
 
     def outcome(fn):
@@ -191,7 +189,7 @@ def report():
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-FAMILIES = ["attention", "layer_norm", "rms_norm", "adam", "clip"]
+FAMILIES = ["attention", "norm", "adam", "clip"]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -211,7 +209,7 @@ def test_no_new_process_starts_while_a_rule_is_armed(report, family):
 def test_the_other_families_and_everything_after_disarm_run(report, family):
     run = report["runs"][family]
     spans = {"attention: nn.TransformerEncoderLayer", "attention: nn.TransformerEncoderLayer, grad"}  # LayerNorm inside
-    expected = {n: "refused" if family == "layer_norm" and n in spans else "ran" for n in run["others"]}
+    expected = {n: "refused" if family == "norm" and n in spans else "ran" for n in run["others"]}
     assert {n: how for n, how in run["others"].items() if how != expected[n]} == {}
     assert {n: how for n, how in run["after"].items() if how != "ran"} == {}
 

@@ -1,5 +1,5 @@
 """LayerNorm.forward calls a class attribute that the bucket_batches cell sets to F.layer_norm."""
-# expect: no built-in normalisation inside LayerNorm
+# expect: no built-in normalisation (F.layer_norm, F.rms_norm, ...) inside LayerNorm
 # %% patch layer_norm
 # -         dims = tuple(range(-len(self.normalized_shape), 0))  # the trailing dimensions
 # -         mean = x.mean(dim=dims, keepdim=True)
