@@ -557,6 +557,24 @@ def fits_in_memory(fn: Callable[[], Any], budget: int, here: Callable[[Callable[
     return here(fn) <= budget
 
 
+def measured_call(fn: Callable[[], Any], budget: int, here: Callable[[Callable[[], Any]], int]) -> tuple[bool, Any]:
+    """One call of the learner's code: whether it held at most `budget` bytes at once, and what it returned.
+
+    Under grading both come from the same call, which the operating system measures in a copy of the
+    learner's kernel (fits_in_memory): an answer remembered from an earlier call cannot stand in for
+    the work, since the check gives that call inputs the kernel has not seen. In a notebook `here`
+    measures it.
+    """
+    box: list[Any] = []
+
+    def call() -> Any:
+        box.append(fn())
+        return box[-1]
+
+    fits = fits_in_memory(call, budget, here)
+    return fits, box[-1] if box else None
+
+
 def _truthy(value: Any) -> bool:
     if torch is not None and isinstance(value, torch.Tensor):
         return bool(value.all().item())

@@ -128,13 +128,18 @@ def test_attack_gains_nothing(attacked, path):
     results, out = attacked
     result, name = results[path.stem.replace("_", "-")], notebook_of(path)
     honest = results[honest_of(name)]
-    withheld = header(path, "withheld")
-    assert withheld or name == NB01, f"{path.stem}: an attack on {name} starts from the reference: name its rule"
+    withheld, lost = header(path, "withheld"), header(path, "lost")
+    assert withheld or lost or name == NB01, (
+        f"{path.stem}: an attack on {name} starts from the reference: name its test"
+    )
+    by_name = {t.name: t for t in result.tests}
     if withheld:  # a forbidden built-in gives right outputs: the rule's points are withheld, and it is flagged
-        by_name = {t.name: t for t in result.tests}
         assert by_name[withheld].score == 0, by_name[withheld]
         assert any("forbidden" in f for f in result.flags), result.flags
         assert result.score <= honest.max_score - by_name[withheld].max_score
+    elif lost:  # a property check passed without the work (memory, cache use): its test's points are lost
+        assert by_name[lost].score == 0, by_name[lost]
+        assert result.score <= honest.score - by_name[lost].max_score
     else:
         assert result.score == 0, [(t.name, t.score) for t in result.tests if t.score]
     assert result.max_score == honest.max_score

@@ -55,3 +55,24 @@ def test_under_grading_the_hooks_decide():
         assert not workbook.fits_in_memory(lambda: None, 10, here=pytest.fail)  # never measured in this process
         assert workbook.kernel_copy(nn.Linear(2, 2)) == "held"
     assert calls == [10]
+
+
+def test_measured_call_returns_the_measured_calls_own_output():
+    """In a notebook and under grading alike, the output compared is the one of the call that was measured."""
+    calls = []
+
+    def here(fn):
+        fn()
+        return 11
+
+    fits, out = workbook.measured_call(lambda: calls.append(1) or len(calls), 10, here)
+    assert (fits, out, calls) == (False, 1, [1])  # one call: measured, and its output kept
+    hooks = workbook.GraderHooks(
+        scanner=lambda names, cells: [],
+        mutations=lambda: 0,
+        kernel_copier=lambda module: "held",
+        memory_budget=lambda fn, budget: fn() == "from the copy",
+    )
+    with workbook.checking(workbook.CheckContext(hooks)):
+        assert workbook.measured_call(lambda: "from the copy", 10, here=pytest.fail) == (True, "from the copy")
+        assert workbook.measured_call(lambda: None, 10, here=pytest.fail) == (False, None)

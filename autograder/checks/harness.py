@@ -121,7 +121,7 @@ def _message(exc: BaseException) -> str:
 
 _TOLD_BY_THE_GRADER = re.compile(
     r"\w{1,40}: (the reply was larger than \d+ MiB \(\d+\.\d MiB of arrays\)"
-    r"|the call failed in the grader's copy of the kernel \(status -?\d+\)"
+    r"|the call in the grader's copy of the kernel: (its reply was too large|no reply|it failed \(status -?\d+\))"
     r"|\w{1,80} is refused while this check runs: the notebook's rule asks you to write it yourself)"
 )
 

@@ -357,14 +357,64 @@ def private_mappings() -> int:
     return made
 
 
-def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list) -> dict:
-    """Serve one call in a forked copy of the kernel, and say only whether it returned.
+def _send_answer(write: int, refused: list, answer: dict, out: list) -> None:
+    """The copy's side: what it refused, its reply and the reply's arrays, down the pipe (length-prefixed JSON)."""
+    import posix
+
+    sizes = [len(memoryview(b)) for b in out]
+    if sum(sizes) > REPLY_BYTES:  # too large to bring back: the grader's check then has no output to compare
+        answer, out, sizes = {"reply": {"ok": False, "error": _copy_error("its reply was too large")}}, [], []
+    head = json.dumps(
+        {"refused": refused, "reply": answer["reply"], "arrays": answer.get("arrays", {}), "sizes": sizes}
+    )
+    for chunk in [len(head.encode()).to_bytes(8, "big"), head.encode(), *out]:
+        view = memoryview(chunk).cast("B")
+        while view:
+            view = view[posix.write(write, view) :]
+
+
+def _copy_error(what: str) -> dict:
+    """A RuntimeError reply for a call in the copy that gave no answer."""
+    return {
+        "type": "RuntimeError",
+        "builtin": "RuntimeError",
+        "message": f"the call in the grader's copy of the kernel: {what}",
+    }
+
+
+def _read_answer(told: bytes, n: int) -> tuple[dict, list]:
+    """The kernel's side: the copy's answer as a reply to the grader's request `n` (an error if it is malformed)."""
+    try:
+        size = int.from_bytes(told[:8], "big")
+        head = json.loads(told[8 : 8 + size])
+        refused, reply, meta = [str(x) for x in head["refused"]], dict(head["reply"]), dict(head["arrays"])
+        at, buffers = 8 + size, []
+        for length in head["sizes"]:
+            buffers.append(told[at : at + int(length)])
+            at += int(length)
+        if at != len(told):
+            raise ValueError("a reply of another length than it says")
+    except (ValueError, TypeError, KeyError):
+        return {
+            "done": n,
+            "arrays": {},
+            "refused_in_copy": [],
+            "reply": {"ok": False, "error": _copy_error("no reply")},
+        }, []
+    return {"done": n, "arrays": meta, "refused_in_copy": refused, "reply": {**reply, "mutated": []}}, buffers
+
+
+def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list) -> tuple[dict, list]:
+    """Serve one call in a forked copy of the kernel: the reply (and arrays) the copy's call returned.
 
     Everything the kernel held before is shared with the copy, page by page, until the copy
     writes to it: a buffer made in an earlier cell and filled during the call is then new
     memory of the call's (copied on write), counted by the job's memory cgroup and by the
     copy's private pages (autograder.kernel.membudget), and nothing the call frees gives back
-    what was there before. The copy ends as soon as the call does; the kernel is unchanged.
+    what was there before. The copy ends as soon as the call does; the kernel is unchanged. The
+    output comes from the measured call itself, so an answer remembered from an earlier call on the
+    same inputs is no way around the budget, as long as the check gives the copy inputs the kernel
+    has not seen.
     """
     import posix  # the fork the rule's refusal leaves alone (it guards os.fork while armed)
 
@@ -375,31 +425,25 @@ def forked(servant: Servant, serve: Any, refusal: Any, data: dict, buffers: list
         try:
             posix.close(read)
             private_mappings()
-            answer, _ = serve(data, buffers)
+            answer, out = serve(data, buffers)
+            _send_answer(write, refusal.drain() if refusal else [], answer, out)
             code = 0 if answer["reply"]["ok"] else 3
-            posix.write(write, json.dumps(refusal.drain() if refusal else []).encode()[:4096])
         finally:
             posix._exit(code)
     posix.close(write)
-    told = b""
-    while chunk := posix.read(read, 4096):
-        told += chunk[: 4096 - len(told)]
+    chunks, total = [], 0
+    while chunk := posix.read(read, 2**20):
+        if total <= REPLY_BYTES + 2**20:  # more than a reply may be is read and dropped
+            chunks.append(chunk)
+        total += len(chunk)
     posix.close(read)
     _, status = posix.waitpid(pid, 0)
     code = posix.WEXITSTATUS(status) if posix.WIFEXITED(status) else -1
-    try:
-        refused = [str(n) for n in json.loads(told or b"[]")]
-    except (ValueError, TypeError):
-        refused = []
-    done = {"done": data["n"], "arrays": {}, "refused_in_copy": refused}
-    if code == 0:
-        return {**done, "reply": {"ok": True, "value": Encoder(servant).encode(None), "mutated": []}}
-    error = {
-        "type": "RuntimeError",
-        "builtin": "RuntimeError",
-        "message": f"the call failed in the grader's copy of the kernel (status {code})",
-    }
-    return {**done, "reply": {"ok": False, "error": error}}
+    answer, arrays = _read_answer(b"".join(chunks), data["n"])
+    if code == 0 or (code == 3 and not answer["reply"].get("ok", True)):
+        return answer, arrays
+    failed = _copy_error(f"it failed (status {code})")
+    return {**answer, "arrays": {}, "reply": {"ok": False, "error": failed}}, []
 
 
 def too_large(n: int, size: int, cap: int) -> dict:
@@ -438,7 +482,7 @@ def open_channel(kernel: Any, namespace: dict) -> None:
                 return
             serve = namespace["__wb_serve"]
             if data.get("fork"):  # a call whose memory the grader measures: in a copy of the kernel
-                reply, buffers = forked(servant, serve, refusal, data, msg.get("buffers") or []), []
+                reply, buffers = forked(servant, serve, refusal, data, msg.get("buffers") or [])
             else:
                 reply, buffers = serve(data, msg.get("buffers") or [])
             refused = [*reply.pop("refused_in_copy", []), *(refusal.drain() if refusal else [])]

@@ -1,12 +1,12 @@
 """Notebook 08: tiled_attention builds the whole (L, S) score matrix (no tiling, no online softmax) and
 remembers each answer by its inputs. The grader measures memory by calling it again, with the same
-inputs, in a forked copy of the kernel that only reports whether the call returned: the copy inherits
-the remembered answer and returns it without allocating, so `never_builds_scores` passes. Summing
+inputs, in a forked copy of the kernel that only reported whether the call returned: the copy inherited
+the remembered answer and returned it without allocating, so `never_builds_scores` passed. Now the check
+compares the output of the measured call itself, on inputs the kernel has not seen before. Summing
 p @ v over key blocks of block_size makes the outputs differ in the last bits, so `works_in_blocks`
 passes too. test_tiled_memory should be lost: the function holds the 512 MiB score matrix."""
 # notebook: 08_efficient_attention
-# withheld: test_tiled_memory
-# flag: forbidden
+# lost: test_tiled_memory
 # %% answer tiled_attention
 ANSWERS = {}
 
