@@ -194,7 +194,7 @@ OWN = [  # more ways, found while building the allow-list
     ("relative_import", "from . import functional", "relative import"),
     ("unknown_module", "import my_helpers", "my_helpers"),
     ("exec_call", "exec('fn = F.x')", "exec"),
-    ("magic", "%time x = 1", "get_ipython"),
+    ("magic", "%env X=1", "get_ipython"),  # %time, %timeit, %matplotlib: read as the code they run
     ("shell_escape", "!python -c 'print(1)'", "get_ipython"),
     ("type_store", "class A:\n    pass\ntype(A()).f = 1", "computed object"),
     ("class_store", "class A:\n    pass\nA().__class__.f = 1", "__class__"),
@@ -503,6 +503,53 @@ def test_05_judges_what_is_called_not_what_is_named(cell, source, flagged):
     names, cells = RULE_05
     reference = answers.reference_answers(_notebook("05_encoder_classifier"))
     findings = perimeter.scan({**reference, cell: source}, names, cells, given("05_encoder_classifier"))
+    assert bool(findings) == flagged, findings
+
+
+DEMO = "\nx = torch.randn(2, 3, 8)\nprint(x.shape)\n"  # a learner's own try-out at a cell's end
+
+
+@pytest.mark.parametrize(
+    ("extra", "flagged"),
+    [  # the red team's honest learner: the same demo name in the rule's cell and in a cell using nn.LayerNorm
+        ({"layer_norm": DEMO, "encoder_block": DEMO}, False),
+        ({"layer_norm": DEMO, "encoder_block": DEMO + "y = nn.LayerNorm(8)(x)\n"}, False),
+        # what the checks call through the rule's cell: a helper of another cell, or its class changed there
+        ({"layer_norm": "\ndef centre(x):\n    return x\n", "encoder_block": "\ncentre = F.layer_norm\n"}, True),
+        ({"encoder_block": "\nLayerNorm.forward = lambda self, x: F.layer_norm(x, x.shape[-1:])\n"}, True),
+    ],
+)
+def test_05_a_shared_demo_name_pulls_no_cell_into_the_rule(extra, flagged):
+    """Only what the rule's checks can reach (names read inside its functions and classes, the ones it defines)
+    brings another cell into the rule; a top-level try-out sharing a name with another cell's does not."""
+    names, cells = RULE_05
+    reference = answers.reference_answers(_notebook("05_encoder_classifier"))
+    sources = {c: reference[c] + extra.get(c, "") for c in reference}
+    if "centre" in extra.get("layer_norm", ""):  # the rule's LayerNorm calls the helper
+        sources["layer_norm"] = sources["layer_norm"].replace(
+            "def forward(self, x):", "def forward(self, x):\n        x = centre(x)", 1
+        )
+    findings = perimeter.scan(sources, names, cells, given("05_encoder_classifier"))
+    assert bool(findings) == flagged, findings
+
+
+@pytest.mark.parametrize(
+    ("magic", "flagged"),
+    [  # the timing and plotting magics an honest learner writes, and what they run judged as code
+        ("%%time\n", False),
+        ("%%timeit -n 1 -r 1 y = 0\n", False),
+        ("%matplotlib inline\n", False),
+        ("%%time\nimport os\n", True),
+        ("%time get_ipython()\n", True),
+        ("%timeit -n 1 F.layer_norm(x, (8,))\n", True),
+        ("%run other.py\n", True),
+    ],
+)
+def test_05_timing_magics_are_read_as_the_code_they_run(magic, flagged):
+    names, cells = RULE_05
+    reference = answers.reference_answers(_notebook("05_encoder_classifier"))
+    sources = {**reference, "layer_norm": magic + reference["layer_norm"] + "\nx = torch.randn(2, 8)\n"}
+    findings = perimeter.scan(sources, names, cells, given("05_encoder_classifier"))
     assert bool(findings) == flagged, findings
 
 

@@ -290,11 +290,39 @@ class Rule:
         return "module" if is_module(there) else "allowed"
 
 
+_TIMING = re.compile(r"^(\s*)%(time|timeit)(?=\s|$)(.*)$")  # %time stmt, %timeit [-n N -r N ...] stmt
+_TIMING_CELL = re.compile(r"^%%(time|timeit)(?=\s|$)(.*)$")
+_PLOTS = re.compile(r"^\s*%matplotlib(\s+[\w-]+)?\s*$")
+_TIMEIT_VALUES = {"-n", "-r", "-p"}  # %timeit's options that take a value; the others are flags
+
+
+def _timed(rest: str, timeit: bool) -> str:
+    """The statement a %time or %timeit line runs (%timeit's options dropped)."""
+    words = rest.split(" ") if timeit else []
+    while words and (not words[0] or words[0].startswith("-")):
+        words = words[2:] if words[0] in _TIMEIT_VALUES else words[1:]
+    return " ".join(words) if timeit else rest.strip()
+
+
+def _plain_magics(source: str) -> str:
+    """The timing and plotting magics honest learners use, as the Python they run: %%time and %%timeit run the
+    cell's body, %time/%timeit one statement, %matplotlib nothing. Every other magic is left to IPython."""
+    lines = source.split("\n")
+    if lines and (cell := _TIMING_CELL.match(lines[0])):
+        lines[0] = _timed(cell.group(2), cell.group(1) == "timeit")  # %%timeit's setup statement, or nothing
+    for i, line in enumerate(lines):
+        if timing := _TIMING.match(line):
+            lines[i] = timing.group(1) + _timed(timing.group(3), timing.group(2) == "timeit")
+        elif _PLOTS.match(line):
+            lines[i] = ""
+    return "\n".join(lines)
+
+
 def _python(source: str) -> str:
     """IPython syntax (magics, shell escapes) as the Python it runs, so that nothing hides behind it."""
     from IPython.core.inputtransformer2 import TransformerManager
 
-    return TransformerManager().transform_cell(source)
+    return TransformerManager().transform_cell(_plain_magics(source))
 
 
 def _children(node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
@@ -963,9 +991,22 @@ def _in_scope(program: _Program, cells: dict[str, _Cell], named: list[str]) -> s
         if cell_id in scope:
             continue
         scope.add(cell_id)
-        used = {n.id for n in ast.walk(cells[cell_id].tree) if isinstance(n, ast.Name)} | defines[cell_id]
+        used = _reached_by_calls(program, cells[cell_id])
         todo += [other for other, names in defines.items() if other not in scope and names & used]
     return scope
+
+
+def _reached_by_calls(program: _Program, cell: _Cell) -> set[str]:
+    """The names the rule's checks can reach through a cell: those read inside its functions and classes, and
+    the functions and classes it defines (a function's own locals aside). A name only its top-level code reads (a demo's `x = torch.randn(...)`)
+    runs when the cell does, not while the checks call the answer: another cell binding it is not pulled in."""
+    used = {
+        node.id
+        for node, scopes in cell.nodes
+        if len(scopes) > 1 and isinstance(node, ast.Name) and program.owner(node.id, scopes) == MODULE
+    }
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return used | {node.name for node, scopes in cell.nodes if len(scopes) == 1 and isinstance(node, defs)}
 
 
 class Kind(enum.Enum):
