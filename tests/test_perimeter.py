@@ -598,6 +598,14 @@ def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
         "for n in ('q',):\n    pass\nn = input()\nx = getattr(model, n)\n",
         "N = ['q']\nN.append('__globals__')\nfor n in N:\n    x = getattr(model, n)\n",
         "for a in B:\n    pass\nfor B in a:\n    pass\nx = getattr(model, a)\n",
+        # a guard that proves nothing: its own equality, a use before it, no raise, the parameter rebound
+        "class S(str):\n    def __eq__(self, o):\n        return True\n    __hash__ = str.__hash__\n"
+        "def act(name):\n    if name not in ('relu',):\n        raise ValueError\n    return getattr(F, name)\n",
+        "class S(str):\n    __eq__ = lambda self, o: True\n"
+        "def act(name):\n    if name not in ('relu',):\n        raise ValueError\n    return getattr(F, name)\n",
+        "def act(name):\n    f = getattr(F, name)\n    if name not in ('relu',):\n        raise ValueError\n    return f\n",
+        "def act(name):\n    if name not in ('relu',):\n        print(name)\n    return getattr(F, name)\n",
+        "def act(name):\n    if name not in ('relu',):\n        raise ValueError\n    name = name.upper()\n    return getattr(F, name)\n",
         "def sorted(x):\n    x[0] = '__globals__'\n    return x\nN = ['q']\nsorted(N)\ndef f(o):\n    return getattr(o, N[0])\n",
     ],
 )
@@ -618,6 +626,8 @@ def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
         "SUFFIX = '_proj'\ndef f(m, ws):\n    for n, w in zip(('q', 'k'), ws):\n        getattr(m, n + SUFFIX).weight.copy_(w)\n",
         "NAMES = ['q', 'k']\nassert len(NAMES) == 2\ndef f(m):\n    return {n: getattr(m, n) for n in sorted(NAMES)}\n",
         "for n in ('q', 'k', 'v'):\n    getattr(model, f'{n}_proj').weight.data.zero_()\n",
+        # a parameter checked against literal names first, then read off a module (05's activation)
+        "def act(name='relu'):\n    if name not in ('relu', 'gelu'):\n        raise ValueError(name)\n    return getattr(F, name)\n",
         "NAMES = ('q', 'k')\nfor i, n in enumerate(NAMES):\n    print(i, getattr(model, n + '_proj').weight.shape)\n",
         "class Average:\n    def __iadd__(self, v):\n        return self\n    def __float__(self):\n        return 0.0\n    def __format__(self, spec):\n        return format(float(self), spec)\n",
     ],

@@ -25,6 +25,7 @@ class Known:
     builtin: Callable[[str], bool]
     sequence: Callable[[str], list[str] | None]  # a module constant holding literal strings: the strings
     string: Callable[[str], list[str] | None]  # a module-level name holding one string: the strings it can be
+    own_equality: bool = True  # a class of the answers defines __eq__/__ne__/__hash__: a comparison proves nothing
 
 
 def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
@@ -50,7 +51,7 @@ def literal_strings(node: ast.AST, known: Known | None = None) -> list[str] | No
         return known.sequence(node.id)
     if isinstance(node, ast.Call) and known is not None and _same_strings(node, known):
         return literal_strings(node.args[0], known)  # sorted(NAMES), tuple(NAMES): the same strings
-    if not isinstance(node, (ast.Tuple, ast.List)):
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return None
     items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return items if len(items) == len(node.elts) else None
@@ -94,9 +95,37 @@ def _loop_strings(name: str, scope: object, known: Known) -> list[str] | None:
     return None
 
 
-def _name_strings(name: str, scope: object, known: Known) -> list[str] | None:
-    """A loop variable over known strings, or a module-level name holding one of known strings."""
+def _statement_of(scope: ast.AST, node: ast.AST) -> int | None:
+    """The index of the statement of a function's body that holds `node`."""
+    body = getattr(scope, "body", [])
+    return next((i for i, stmt in enumerate(body) if any(n is node for n in ast.walk(stmt))), None)
+
+
+def _guarded(name: str, node: ast.AST, scope: object, known: Known) -> list[str] | None:
+    """The strings a parameter can be where `if name not in STRINGS: raise ...` came before, at the top of its
+    function, and nothing else binds it (with no class of the answers' own defining how strings compare)."""
+    if known.own_equality or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    binds = bindings(scope, name)
+    at = _statement_of(scope, node)
+    if len(binds) != 1 or not isinstance(binds[0], ast.arg) or at is None:
+        return None
+    for stmt in scope.body[:at]:
+        if not isinstance(stmt, ast.If) or stmt.orelse:
+            continue
+        test = stmt.test
+        if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name):
+            continue
+        if [type(o) for o in test.ops] == [ast.NotIn] and isinstance(stmt.body[-1], ast.Raise):
+            return literal_strings(test.comparators[0], known)
+    return None
+
+
+def _name_strings(name: str, scope: object, known: Known, node: ast.AST | None = None) -> list[str] | None:
+    """A loop variable over known strings, a parameter checked against them, or a module-level name holding one."""
     found = _loop_strings(name, scope, known)
+    if found is None and node is not None:
+        found = _guarded(name, node, scope, known)
     if found is None and not (isinstance(scope, LOOP_SCOPES) and bindings(scope, name)):
         found = known.string(name)
     return found
@@ -107,7 +136,7 @@ def possible_names(expr: ast.AST, scope: object, known: Known) -> set[str] | Non
     if isinstance(expr, ast.Constant):
         return {expr.value} if isinstance(expr.value, str) else None
     if isinstance(expr, ast.Name):
-        found = _name_strings(expr.id, scope, known)
+        found = _name_strings(expr.id, scope, known, expr)
         return None if found is None else set(found)
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and not isinstance(expr.slice, ast.Slice):
         found = known.sequence(expr.value.id)  # NAMES[i]: one of NAMES' strings, whatever i is

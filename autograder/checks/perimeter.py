@@ -560,6 +560,12 @@ class _Program:
         self._follow(cells)
         self.private = _own_attributes(cells) | self.notebook.private
         self._trees = [c.tree for c in cells]
+        compares = {"__eq__", "__ne__", "__hash__"}
+        self.own_equality = any(  # a str subclass could say "relu" == it and still be "__dict__" to getattr
+            {getattr(n, "name", None), getattr(n, "id", None), getattr(n, "attr", None), getattr(n, "value", None)}
+            & compares
+            for n, _ in self.nodes
+        )
         self._parents = {k: v for c in cells for k, v in c.parents.items()}
 
     def constant(self, name: str, kind: str) -> list[str] | None:
@@ -721,9 +727,28 @@ class _Judge:
         called = call.func.id if call and isinstance(call.func, ast.Name) else ""
         if call and called == "setattr":  # setattr(x, name, v) changes x, whatever the name
             attrs, position = attrs + [n for n in [_literal_name(call)] if n], "store"
-        elif call and (literal := _literal_name(call)):  # getattr(x, "name") reads x.name
+        elif call and (names := self._names_read(call, scopes)):  # getattr(x, "name") reads x.name
             used = "mention" if called == "hasattr" else self._position(call, scopes).replace("alias", "value")
-            attrs, position = [*attrs, literal], used
+            return [f for name in names for f in self._reached(node, root, [*attrs, name], used, scopes)]
+        return self._reached(node, root, attrs, position, scopes)
+
+    def _names_read(self, call: ast.Call, scopes: tuple) -> list[str]:
+        """The attribute names getattr(x, name) can read: its literal, or each string a pinned name can be."""
+        if literal := _literal_name(call):
+            return [literal]
+        known = attrnames.Known(
+            functools.partial(self.program.is_builtin, scopes=scopes),
+            functools.partial(self.program.constant, kind="sequence"),
+            functools.partial(self.program.constant, kind="string"),
+            self.program.own_equality,
+        )
+        values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
+        return sorted(values or [])
+
+    def _reached(
+        self, node: ast.AST, root: ast.AST, attrs: list[str], position: str, scopes: tuple
+    ) -> list[str | None]:
+        """What `root.a.b` reaches, used so (`_chain`'s second half)."""
         via_class = [
             b for a, b in zip(attrs, attrs[1:], strict=False) if a == "__class__" and b in self.program.methods
         ]
@@ -896,15 +921,10 @@ class _Judge:
 
     def _computed_name(self, name: str, call: ast.Call, scopes: tuple) -> str | None:
         """getattr(x, f"{n}_proj") with n looping over literal strings: each name it can be, judged as written."""
-        known = attrnames.Known(
-            functools.partial(self.program.is_builtin, scopes=scopes),
-            functools.partial(self.program.constant, kind="sequence"),
-            functools.partial(self.program.constant, kind="string"),
-        )
-        values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
-        if values is None:
+        values = self._names_read(call, scopes)
+        if not values:
             return f"calls {name}() with a computed attribute name"
-        return next((what for v in sorted(values) if (what := self._attribute(v, False, False, False))), None)
+        return next((what for v in values if (what := self._attribute(v, False, False, False))), None)
 
     def _builtin(self, name: str, position: str, parent: ast.AST | None, scopes: tuple) -> str | None:
         """A built-in: the plain ones may be called or passed; getattr & co. only with a literal name."""
