@@ -177,6 +177,12 @@ def finish(
     for result in (r for r in results if r.status == Status.GRADED and (r.key in touched or feedback.stale(folder, r))):
         _refresh(recorder, result)  # every page shows the grade every report has (a policy, an extension...)
     write_reports(folder, results)
+    if recorder.unfollowed:
+        print(
+            f"note: {recorder.unfollowed} grade(s) changed since the anonymous formgrader view was built: "
+            "restart python -m autograder formgrader --anonymous to see them there",
+            file=sys.stderr,
+        )
     _notices(folder, results)
     histogram(results, folder.scores_png)
     _similarity(folder, results, similarity)
