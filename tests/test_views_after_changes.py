@@ -6,9 +6,9 @@ one of her tests is overridden, that test's points change in the source (release
 and her written answer is scored. formgrader is started once, as the project's command starts it,
 and left running through the term, as an instructor leaves it open. After each change her grade is
 read from every view: results.json, grades.csv, lms.csv, canvas.csv, moodle.csv, nbgrader's own
-`nbgrader export` and its gradebook, her feedback page, the Canvas feedback zip `release-feedback`
-writes, and what formgrader serves: its API's score and its submission page ("Grade:" and "Late:").
-They must agree. The table of views is written to the test's folder (views.md) and printed.
+`nbgrader export` and its gradebook, her feedback page, the page `release-feedback` puts in
+nbgrader's exchange (where fetch_feedback finds it) and in the Canvas feedback zip, and what
+formgrader serves: its API's score and its submission page ("Grade:" and "Late:"). They must agree. The table of views is written to the test's folder (views.md) and printed.
 """
 
 from __future__ import annotations
@@ -29,10 +29,12 @@ import nbformat
 import pytest
 from conftest import REQUIRE_SANDBOX, ROOT, SANDBOX_PROBLEM
 from nbgrader.api import Gradebook
+from nbgrader.utils import notebook_hash
 from support import make_submission
 
 from autograder.checks import coursekey
 from autograder.gradebook.course import COURSE_ID
+from autograder.gradebook.course_folder import exchange_feedback
 from autograder.material import answers, contents
 
 pytestmark = pytest.mark.slow
@@ -42,6 +44,7 @@ DUE = f'[due]\n{NB01} = "2026-12-01T23:59:00+00:00"\n'
 POLICY = "[policy]\nper_day = {per_day}\nmax = 50\n"
 ROSTER = "id,name,email,canvas_id,sis_user_id,sis_login_id,moodle_id,section\nann,Ann Lovelace,ann@example.edu,1234,S1,al,88,A\n"
 HANDED_IN = "2026-12-03 08:00:00.000000 UTC"  # 32 hours late: 2 days started
+SECRET = "ann-s-exchange-secret"  # nbgrader submit's secret: fetch_feedback finds her page by its hash
 OVERRIDDEN = "test_mask"  # a 2-point test ann passes: overridden to 1, then worth 3
 # as the suite's in-process runs: the sandbox wherever it runs (CI requires it)
 UNSAFE = ["--unsafe"] if SANDBOX_PROBLEM and not REQUIRE_SANDBOX else []
@@ -174,6 +177,10 @@ def _views(term: Term, read) -> dict[str, View]:
         sub = gb.find_submission_notebook(NB01, NB01, "ann")
         penalty = sub.assignment.late_submission_penalty
         book = (sub.score - penalty, penalty, sub.max_score)
+    exchange = term.tmp / "exchange"
+    argv = ["--exchange", str(exchange), "--course", "course", "--submissions", str(term.tmp / "collected")]
+    term.command("release-feedback", str(out), *argv)
+    fetched = exchange_feedback(exchange, "course") / f"{notebook_hash(secret=SECRET, notebook_id=NB01)}.html"
     zipped = term.tmp / "canvas-feedback.zip"
     term.command("release-feedback", str(out), "--canvas", str(zipped))
     with zipfile.ZipFile(zipped) as zf:
@@ -189,6 +196,7 @@ def _views(term: Term, read) -> dict[str, View]:
         "nbgrader export": (float(nbg["score"]), float(nbg["late_submission_penalty"] or 0), float(nbg["max_score"])),
         "nbgrader gradebook": book,
         "feedback page": _page_grade((out / "feedback" / "ann" / f"{NB01}.html").read_text(encoding="utf-8")),
+        "nbgrader exchange": _page_grade(fetched.read_text(encoding="utf-8")),
         "Canvas feedback zip": _page_grade(shipped),
         **_formgrader_views(read),
     }
@@ -210,6 +218,10 @@ def _ann(tmp: Path) -> None:
     (tmp / "subs" / "ann").mkdir(parents=True)
     nbformat.write(nb, tmp / "subs" / "ann" / f"{NB01}.ipynb")
     (tmp / "subs" / "ann" / "timestamp.txt").write_text(HANDED_IN + "\n")
+    collected = tmp / "collected" / "ann" / NB01  # as nbgrader collect leaves what came through its exchange
+    collected.mkdir(parents=True)
+    shutil.copy(tmp / "subs" / "ann" / f"{NB01}.ipynb", collected)
+    (collected / "submission_secret.txt").write_text(SECRET)
 
 
 def test_every_view_has_one_grade_after_each_change(tmp_path):
