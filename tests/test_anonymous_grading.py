@@ -28,6 +28,7 @@ from support import make_submission
 from autograder import paths
 from autograder.checks import coursekey
 from autograder.commands import formgrader as formgrader_command
+from autograder.commands import manual
 from autograder.gradebook import grading_view
 from autograder.gradebook.course import COURSE_ID, Course
 from autograder.kernel.limits import Limits
@@ -263,3 +264,28 @@ def test_the_named_view_shows_rubrics_on_the_courses_own_gradebook(graded):
     course_nb = nbformat.read(out / ".course" / "autograded" / "s1001x" / NB / f"{NB}.ipynb", as_version=4)
     assert not any(rubrics.NOTE_TAG in c.metadata.get("tags", []) for c in course_nb.cells)  # feedback's source
     assert grading_view.FEEDBACK_REFUSAL in config  # formgrader's feedback buttons are refused there
+
+
+@pytest.mark.slow
+def test_a_rewritten_page_reaches_the_named_view_and_an_anonymous_one_is_said(graded, capsys):
+    """Issue 64 item 1: formgrader left open shows the grade a run just wrote (its copy is replaced in place)."""
+    out, _ = graded
+    folder = ResultsFolder(out)
+    view = grading_view.build(folder)
+    shown = view.root / "autograded" / "s1001x" / NB / f"{NB}.ipynb"
+    shown.write_text("a copy from before the regrade", encoding="utf-8")
+    assert grading_view.follow(folder, "s1001x", NB)
+    nb = nbformat.read(shown, as_version=4)  # the course's notebook now, its rubrics added
+    course_nb = nbformat.read(out / ".course" / "autograded" / "s1001x" / NB / f"{NB}.ipynb", as_version=4)
+    assert [c.source for c in nb.cells if rubrics.NOTE_TAG not in c.metadata.get("tags", [])] == [
+        c.source for c in course_nb.cells
+    ]
+    assert any(rubrics.NOTE_TAG in c.metadata.get("tags", []) for c in nb.cells)
+
+    anonymous = grading_view.build(folder, formgrader_command.pseudonyms(folder))
+    before = {p: p.read_bytes() for p in anonymous.root.rglob("*") if p.is_file()}
+    assert not grading_view.follow(folder, "s1001x", NB)  # its gradebook is a copy: left as it was, and said
+    assert {p: p.read_bytes() for p in anonymous.root.rglob("*") if p.is_file()} == before
+    manual.export(folder)
+    assert "grade(s) changed since the anonymous formgrader view was built" in capsys.readouterr().err
+    grading_view.build(folder)  # the named view back, as the other tests find it

@@ -43,3 +43,30 @@ def test_the_bundle_holds_exactly_what_the_docs_page_lists(released):
 
 def test_the_page_is_a_docs_page_with_a_title():
     assert PAGE.read_text(encoding="utf-8").splitlines()[0] == "# The student bundle"
+
+
+def _passages() -> list[tuple[str, str]]:
+    """Every paragraph or list item of README and the docs that speaks of the student bundle, bundle.md's aside."""
+    pages = [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").rglob("*.md"))]
+    found = []
+    for page in (p for p in pages if p != PAGE):
+        for passage in re.split(r"\n\s*\n|\n- ", page.read_text(encoding="utf-8")):
+            if "student.zip" in passage or "student bundle" in passage.lower():
+                found.append((str(page.relative_to(paths.ROOT)), passage))
+    return found
+
+
+def test_what_readme_and_the_docs_say_the_bundle_holds_is_in_it(released):
+    """Issue 64 item 8: README said "the notebooks and workbook.py, nothing else"; the zip holds more."""
+    with zipfile.ZipFile(released / "bundle.zip") as zf:
+        inside = {n[len(ROOT_FOLDER) :] for n in zf.namelist()}
+    held = inside | {n.rsplit("/", 1)[0] + "/" for n in inside if "/" in n}  # its folders too
+    passages = _passages()
+    assert any("student.zip" in text for _, text in passages)  # the statements exist, so they are read
+    for page, text in passages:
+        said = " ".join(text.split())
+        assert "nothing else" not in said or "bundle.md" in said, f"{page}: {said}"  # the exact list is bundle.md's
+        named = [t for t in re.findall(r"`([^`\s]+)`", text) if re.fullmatch(r"[\w./-]+\.(py|txt)|VERSION|\w+/\w+/", t)]
+        for name in named:
+            if "/" not in name.rstrip("/") or name.endswith("/"):  # a file of the bundle, or one of its folders
+                assert name in held, f"{page} says the bundle holds {name}: it does not ({sorted(inside)})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import zipfile
@@ -240,3 +241,12 @@ def test_the_deploy_files_default_to_every_commands_key():
     for name, line in said.items():
         value = line.split(":-", 1)[-1] if name.endswith(".sbatch") else line.split("value:", 1)[1]
         assert value.split("#")[0].strip().rstrip("}").endswith(f"/{default}"), (name, line)
+
+
+def test_no_page_gives_the_deploy_files_another_key_default():
+    """Issue 64 item 7: the docs said the deploy files set `$RESULTS/course.key` after they had changed."""
+    pages = [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").rglob("*.md")), *paths.ROOT.glob("deploy/**/*")]
+    said = [p.name for p in pages if p.is_file() and re.search(r"\$\{?RESULTS\}?/course\.key", p.read_text())]
+    assert not said, (
+        f"these name $RESULTS/course.key as the key's place; every command's default is build/course.key: {said}"
+    )

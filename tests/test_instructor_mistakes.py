@@ -208,6 +208,9 @@ def test_release_feedback_holding_back_every_page_exits_non_zero(tmp_path, capsy
     assert release_feedback.main([*argv, str(tmp_path / "submitted")]) == 1
     said = capsys.readouterr()
     assert "released 0 page(s); held back 1" in said.out and "not handed in through the exchange" in said.out
+    assert (
+        f"(no submission_secret.txt in {tmp_path / 'submitted' / 'ada' / NB01})" in said.out and "Errno" not in said.out
+    )
     assert "ERROR: nothing released: every page was held back (above)" in said.err
     assert not list((tmp_path / "x").rglob("*.html"))
 

@@ -35,6 +35,7 @@ def export(folder: ResultsFolder) -> list:
     for result in results:
         if result.status == Status.GRADED and any(t.manual or t.overridden for t in result.tests):
             recorder.refresh_feedback(result)
+    grade.tell_unfollowed(recorder)
     return results
 
 

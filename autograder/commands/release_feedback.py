@@ -108,6 +108,12 @@ def to_exchange(folder: ResultsFolder, root: Path, course: str, submitted: Path)
         try:  # what a learner handed in: regular files only, sizes bounded, no link followed, no FIFO waited on
             secret = _handed(handed / "submission_secret.txt").decode("utf-8")
             data = _handed(handed / f"{result.notebook}.ipynb")
+        except FileNotFoundError as exc:
+            done.held.append(
+                f"{name}: not handed in through the exchange (no {Path(exc.filename or handed).name} in {handed}); "
+                "give --submissions the folder nbgrader collect filled, or deliver this page another way"
+            )
+            continue
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             done.held.append(f"{name}: not handed in through the exchange ({handed}: {exc})")
             continue

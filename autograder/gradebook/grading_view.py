@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -143,6 +144,32 @@ def _copy_submissions(course: CourseFolder, view: CourseFolder, names: Mapping[s
         stamp = course.timestamp_path(student, name)
         if stamp.is_file():  # formgrader compares it with the gradebook's: the same, as in the course
             shutil.copyfile(stamp, view.timestamp_path(names[student], name))
+
+
+def follow(folder: ResultsFolder, student: str, notebook: str) -> bool:
+    """Bring formgrader's view of one submission up to date with the course (its page was just rewritten).
+
+    A named view shares the course's gradebook, so only its copy of the notebook (the "Grade:" line,
+    the tests' points) and its timestamp can fall behind: they are replaced in place, so that a
+    formgrader left running shows the new grade at its next page load. An anonymous view holds a copy
+    of the gradebook under pseudonyms: it is not rewritten (False), and the caller says so.
+    """
+    course, view = CourseFolder.of(folder), CourseFolder.grading_view_of(folder)
+    if not view.config_path.is_file():
+        return True  # no view yet: formgrader builds it from the course when it starts
+    if folder.grading_state.exists():
+        return False
+    source = course.format_path(AUTOGRADED, notebook, student, notebook)
+    target = view.format_path(AUTOGRADED, notebook, student, notebook)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    _with_rubrics(source, tmp, notebook)
+    os.replace(tmp, target)
+    view.format_path(SUBMITTED, notebook, student).mkdir(parents=True, exist_ok=True)
+    stamp = course.timestamp_path(student, notebook)
+    if stamp.is_file():
+        shutil.copyfile(stamp, view.timestamp_path(student, notebook))
+    return True
 
 
 def _with_rubrics(source: Path, target: Path, name: str) -> None:

@@ -177,10 +177,22 @@ def finish(
     for result in (r for r in results if r.status == Status.GRADED and (r.key in touched or feedback.stale(folder, r))):
         _refresh(recorder, result)  # every page shows the grade every report has (a policy, an extension...)
     write_reports(folder, results)
+    tell_unfollowed(recorder)
     _notices(folder, results)
     histogram(results, folder.scores_png)
     _similarity(folder, results, similarity)
     return results
+
+
+def tell_unfollowed(recorder: gradebook_stage.Recorder) -> None:
+    """Say (once) how many rewritten pages an anonymous formgrader view still shows as they were."""
+    if recorder.unfollowed:
+        print(
+            f"note: {recorder.unfollowed} grade(s) changed since the anonymous formgrader view was built: "
+            "restart python -m autograder formgrader --anonymous to see them there",
+            file=sys.stderr,
+        )
+        recorder.unfollowed = 0
 
 
 def _refresh(recorder: gradebook_stage.Recorder, result: NotebookResult) -> None:
@@ -212,7 +224,7 @@ def _similarity(folder: ResultsFolder, results: list[NotebookResult], anew: bool
     try:
         similarity.write(folder, results) if anew else similarity.reapply(folder)
     except Exception as exc:  # noqa: BLE001 - a report about the grades never takes the grades away
-        print(f"WARNING: no similarity report: {exc!r}", file=sys.stderr)
+        print(f"WARNING: no similarity report: {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
 def _course_key(opts: Options) -> bytes:

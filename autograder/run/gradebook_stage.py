@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder.gradebook import feedback
+from autograder.gradebook import feedback, grading_view
 from autograder.gradebook.course import Course
 from autograder.results import NotebookResult, Problem, Status, clip
 from autograder.results_folder import ResultsFolder
@@ -47,6 +47,7 @@ class Recorder:
     def __init__(self, folder: ResultsFolder, course: Course) -> None:
         self.folder, self.course = folder, course
         self.session: Session | None = None
+        self.unfollowed = 0  # pages rewritten that an anonymous formgrader view still shows as they were
 
     def record(self, result: NotebookResult, digest: str, executed=None) -> None:
         """Record one result; `executed` is its executed notebook (read back from the saved state if None)."""
@@ -67,6 +68,7 @@ class Recorder:
         shown = copy.deepcopy(result)  # the saved result keeps its own scores; its page shows people's
         apply_decisions(self.folder, self.course, [shown])  # the page's header shows the late penalty too
         feedback.generate(self.course, self.session, shown, self.folder)
+        self._follow(result)
         self.folder.save(result, digest, recorded=True)
 
     def refresh_feedback(self, result: NotebookResult) -> None:
@@ -76,6 +78,12 @@ class Recorder:
         if self.session is None:
             self.session = gradebook.Session(self.course)
         feedback.generate(self.course, self.session, result, self.folder)
+        self._follow(result)
+
+    def _follow(self, result: NotebookResult) -> None:
+        """formgrader's view shows the page's grade too (grading_view.follow); an anonymous one is counted."""
+        if not grading_view.follow(self.folder, result.student_id, result.notebook):
+            self.unfollowed += 1
 
 
 def record_or_error(recorder: Recorder, result: NotebookResult, digest: str, executed=None) -> None:
