@@ -598,7 +598,11 @@ def test_a_way_around_in_a_cell_outside_the_rule_counts_against_it(route):
         "for n in ('q',):\n    pass\nn = input()\nx = getattr(model, n)\n",
         "N = ['q']\nN.append('__globals__')\nfor n in N:\n    x = getattr(model, n)\n",
         "for a in B:\n    pass\nfor B in a:\n    pass\nx = getattr(model, a)\n",
-        # a guard that proves nothing: its own equality, a use before it, no raise, the parameter rebound
+        # a local constant or a counter the scan must not trust
+        "def f(m):\n    names = ['q']\n    names.append('__dict__')\n    return [getattr(m, n) for n in names]\n",
+        "def f(m, x):\n    names = ('q',)\n    if x:\n        names = ('__dict__',)\n    return [getattr(m, n) for n in names]\n",
+        "def f(m):\n    for i in range(2):\n        pass\n    i = '__dict__'\n    return getattr(m, f'{i}')\n",
+        "def range(n):\n    return ['__dict__']\ndef f(m):\n    return [getattr(m, f'{i}') for i in range(2)]\n",
         "class S(str):\n    def __eq__(self, o):\n        return True\n    __hash__ = str.__hash__\n"
         "def act(name):\n    if name not in ('relu',):\n        raise ValueError\n    return getattr(F, name)\n",
         "class S(str):\n    __eq__ = lambda self, o: True\n"
@@ -626,7 +630,11 @@ def test_a_computed_name_the_scan_cannot_pin_down_is_a_finding(source):
         "SUFFIX = '_proj'\ndef f(m, ws):\n    for n, w in zip(('q', 'k'), ws):\n        getattr(m, n + SUFFIX).weight.copy_(w)\n",
         "NAMES = ['q', 'k']\nassert len(NAMES) == 2\ndef f(m):\n    return {n: getattr(m, n) for n in sorted(NAMES)}\n",
         "for n in ('q', 'k', 'v'):\n    getattr(model, f'{n}_proj').weight.data.zero_()\n",
-        # a parameter checked against literal names first, then read off a module (05's activation)
+        # a function's own constant of names, and numbered attributes from range or enumerate
+        "def f(m):\n    names = ['q_proj', 'k_proj', 'v_proj']\n    return [getattr(m, n) for n in names]\n",
+        "def f(m):\n    names: tuple = ('q', 'k')\n    for n in names:\n        getattr(m, n + '_proj').weight.zero_()\n",
+        "def f(m, h):\n    return [getattr(m, f'head_{i}') for i in range(h)]\n",
+        "def f(m, xs):\n    for i, x in enumerate(xs):\n        setattr(m, f'layer{i}', x)\n        getattr(m, f'layer{i}')\n",
         "def act(name='relu'):\n    if name not in ('relu', 'gelu'):\n        raise ValueError(name)\n    return getattr(F, name)\n",
         "NAMES = ('q', 'k')\nfor i, n in enumerate(NAMES):\n    print(i, getattr(model, n + '_proj').weight.shape)\n",
         "class Average:\n    def __iadd__(self, v):\n        return self\n    def __float__(self):\n        return 0.0\n    def __format__(self, spec):\n        return format(float(self), spec)\n",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LOOP_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SAME_STRINGS = frozenset({"sorted", "reversed", "tuple", "list", "frozenset"})  # they return the strings given
@@ -26,6 +26,8 @@ class Known:
     sequence: Callable[[str], list[str] | None]  # a module constant holding literal strings: the strings
     string: Callable[[str], list[str] | None]  # a module-level name holding one string: the strings it can be
     own_equality: bool = True  # a class of the answers defines __eq__/__ne__/__hash__: a comparison proves nothing
+    scopes: tuple = ()  # the scopes around the name read, outermost first (MODULE, then nodes)
+    parents: dict = field(default_factory=dict)  # id(node) -> its parent, over the answers' cells
 
 
 def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
@@ -48,13 +50,52 @@ def bindings(tree: ast.AST, name: str) -> list[ast.AST]:
 def literal_strings(node: ast.AST, known: Known | None = None) -> list[str] | None:
     """The strings of a literal tuple or list of string constants (or a module constant holding one), else None."""
     if isinstance(node, ast.Name) and known is not None:
-        return known.sequence(node.id)
+        return _name_sequence(node.id, known)
     if isinstance(node, ast.Call) and known is not None and _same_strings(node, known):
         return literal_strings(node.args[0], known)  # sorted(NAMES), tuple(NAMES): the same strings
     if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return None
     items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return items if len(items) == len(node.elts) else None
+
+
+def _name_sequence(name: str, known: Known) -> list[str] | None:
+    """The strings of the sequence a name holds: a local constant of the nearest function binding it, else a
+    module constant."""
+    for scope in reversed(known.scopes):
+        if isinstance(scope, ast.AST) and bindings(scope, name):
+            return _local_sequence(name, scope, known) if isinstance(scope, LOOP_SCOPES[:2]) else None
+    return known.sequence(name)
+
+
+def _local_sequence(name: str, scope: ast.AST, known: Known) -> list[str] | None:
+    """`names = ("q", "k")` bound once in a function (a list only ever read there): its strings."""
+    binds = bindings(scope, name)
+    statement = known.parents.get(id(binds[0])) if len(binds) == 1 else None
+    if not (isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None):
+        return None
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    strings = literal_strings(statement.value) if targets == [binds[0]] else None
+    if strings is not None and isinstance(statement.value, ast.List):
+        return strings if _only_read(name, [scope], known.parents) else None  # type: ignore[list-item]
+    return strings
+
+
+def _counter(name: str, scope: object, known: Known) -> list[str] | None:
+    """A name looping over range(...), or enumerate's index: digits, never `_`, so two stand for them all."""
+    if not isinstance(scope, LOOP_SCOPES):
+        return None
+    binds = bindings(scope, name)
+    for loop in (g for g in ast.walk(scope) if isinstance(g, (ast.For, ast.comprehension))):
+        if len(binds) != 1 or not any(n is binds[0] for n in ast.walk(loop.target)):
+            continue
+        called = getattr(getattr(loop.iter, "func", None), "id", "")
+        if called == "range" and loop.target is binds[0] and known.builtin("range"):
+            return ["0", "1"]
+        pair = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
+        if called == "enumerate" and len(pair) == 2 and pair[0] is binds[0] and known.builtin("enumerate"):
+            return ["0", "1"]
+    return None
 
 
 def _same_strings(call: ast.Call, known: Known) -> bool:
@@ -125,7 +166,7 @@ def _name_strings(name: str, scope: object, known: Known, node: ast.AST | None =
     """A loop variable over known strings, a parameter checked against them, or a module-level name holding one."""
     found = _loop_strings(name, scope, known)
     if found is None and node is not None:
-        found = _guarded(name, node, scope, known)
+        found = _guarded(name, node, scope, known) or _counter(name, scope, known)
     if found is None and not (isinstance(scope, LOOP_SCOPES) and bindings(scope, name)):
         found = known.string(name)
     return found

@@ -566,11 +566,11 @@ class _Program:
             & compares
             for n, _ in self.nodes
         )
-        self._parents = {k: v for c in cells for k, v in c.parents.items()}
+        self.parents = {k: v for c in cells for k, v in c.parents.items()}
 
     def constant(self, name: str, kind: str) -> list[str] | None:
         """The strings of a module-level name of the answers of that kind (attrnames.module_value), else None."""
-        value = attrnames.module_value(name, self._trees, self._parents, frozenset(self.notebook.names))
+        value = attrnames.module_value(name, self._trees, self.parents, frozenset(self.notebook.names))
         return value[1] if value is not None and value[0] == kind else None
 
     def owner(self, name: str, scopes: tuple, load: bool = True) -> object:
@@ -741,6 +741,8 @@ class _Judge:
             functools.partial(self.program.constant, kind="sequence"),
             functools.partial(self.program.constant, kind="string"),
             self.program.own_equality,
+            scopes,
+            self.program.parents,
         )
         values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
         return sorted(values or [])
