@@ -3,7 +3,9 @@
     python benchmarks/rule_fairness.py --out rule.json [--files-from DIR] [--jobs 2]
     python benchmarks/rule_fairness.py --compare before.json after.json
 
-Grades, one submission each, the reference of every notebook with a rule, every honest variant
+Grades, one submission each, the reference of every notebook with a rule (and of 10, which has none: all of
+PyTorch is free there, so its honest variants, nn.TransformerEncoderLayer among them, must lose nothing and
+raise no flag either), every honest variant
 listed in tests/honest_variants.md and every catalogue cheat that reaches the built-in (files
 taken from DIR's tests/catalogue, by default this checkout's), with this checkout's grader and
 this checkout's way of building submissions. Run from an older checkout (`cd OLD && python
@@ -32,6 +34,7 @@ RULE_NOTEBOOKS = [
     "08_efficient_attention",
     "09_language_model",
 ]
+NO_RULE_NOTEBOOKS = ["10_beyond_text"]  # graded here all the same: a flag or a lost point there is a bug too
 # Catalogue cheats that reach the rule's built-in by some route (the issue's and the earlier ones).
 CHEATS = re.compile(r"^wrong_.*(builtin|stash|another_cell|prealloc)", re.IGNORECASE)
 
@@ -39,8 +42,9 @@ CHEATS = re.compile(r"^wrong_.*(builtin|stash|another_cell|prealloc)", re.IGNORE
 def answer_files(root: Path) -> list[tuple[str, str, Path | None]]:
     """(kind, notebook, file): references (file None), honest variants, cheats."""
     listed = set(re.findall(r"`(right_[a-z0-9_]+\.py)`", (root / "tests/honest_variants.md").read_text()))
-    rows: list[tuple[str, str, Path | None]] = [("reference", name, None) for name in RULE_NOTEBOOKS]
-    for name in RULE_NOTEBOOKS:
+    names = RULE_NOTEBOOKS + NO_RULE_NOTEBOOKS
+    rows: list[tuple[str, str, Path | None]] = [("reference", name, None) for name in names]
+    for name in names:
         for path in sorted((root / "tests/catalogue" / name).glob("*.py")):
             if path.name in listed:
                 rows.append(("honest", name, path))
