@@ -117,6 +117,8 @@ NOTES: dict[str, list[str]] = {
         "pooled memory shape %",
         "greedy whole caption %",
         "beam whole caption %",
+        "attention on the named object %",
+        "attention on another scene's object %",
     ],
 }
 
