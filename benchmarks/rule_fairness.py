@@ -3,12 +3,12 @@
     python benchmarks/rule_fairness.py --out rule.json [--files-from DIR] [--jobs 2]
     python benchmarks/rule_fairness.py --compare before.json after.json
 
-Grades, one submission each, the reference of every notebook with a rule (and of 10, which has none: all of
-PyTorch is free there, so its honest variants, nn.TransformerEncoderLayer among them, must lose nothing and
-raise no flag either), every honest variant
+Grades, one submission each, the reference of every notebook with a rule, every honest variant
 listed in tests/honest_variants.md and every catalogue cheat that reaches the built-in (files
 taken from DIR's tests/catalogue, by default this checkout's), with this checkout's grader and
-this checkout's way of building submissions. Run from an older checkout (`cd OLD && python
+this checkout's way of building submissions. Notebook 10 has no rule (all of PyTorch is free there,
+nn.TransformerEncoderLayer included), but its reference and honest variants are graded too: they must
+lose nothing and raise no flag either. Run from an older checkout (`cd OLD && python
 NEW/benchmarks/rule_fairness.py --files-from NEW`) it measures the same files with the old
 grader; `--compare` prints both side by side. "lost" is the points lost by tests that are not
 written answers; "flagged" is whether any `forbidden` flag was raised.
