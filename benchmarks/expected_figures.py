@@ -1,6 +1,6 @@
 """The range a correct run reaches: each training notebook's reference run under other seeds.
 
-    python benchmarks/expected_figures.py [--notebooks 05,06,07,09] [--seeds 3] [--write]
+    python benchmarks/expected_figures.py [--notebooks 05,06,07,09,10] [--seeds 3] [--write]
 
 Seed 0 is the committed run: its figures are read from the outputs saved in solutions/NN_*.ipynb.
 Every other seed runs every code cell of the notebook (outside Jupyter, as tests/run_cells.py
@@ -33,6 +33,8 @@ RECORD = ROOT / "benchmarks" / "expected_figures.json"
 _EPOCH = r"^epoch\s+\d+\s+loss ([\d.]+)\s+lr [\d.e-]+\s+\(([\d.]+) s\)\s*$"
 _LAST_EPOCH = r"(?![\s\S]*^epoch\s+\d+\s+loss)"  # no epoch line after this one
 _BOTTLENECK_ROW = r"^\s*{} \|\s+([\d.]+)%\s+([\d.]+)% \|\s+([\d.]+)%\s+([\d.]+)%\s*$"  # 06: test and long splits
+_SLOT_ROW = r"^{}\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+\d+ s$"  # 10: size .. whole
+_ALIGNMENT = r"^writing the first object's shape: ([\d.]+)% of the cross-attention on its patches, ([\d.]+)% on"
 
 # figure name -> (pattern of the one printed line that holds it, which group is the number)
 FIGURES: dict[str, dict[str, tuple[str, int]]] = {
@@ -68,6 +70,25 @@ FIGURES: dict[str, dict[str, tuple[str, int]]] = {
         "held-out loss per byte": (r"^held-out loss [\d.]+ nats per token = ([\d.]+) nats per byte", 1),
         "training s": (r"^training took (\d+) s on", 1),
     },
+    "10_beyond_text": {
+        "learned positions test accuracy %": (r"^positions=learned\s+test accuracy ([\d.]+)%", 1),
+        "sin-cos positions test accuracy %": (r"^positions=sincos\s+test accuracy ([\d.]+)%", 1),
+        "no positions test accuracy %": (r"^positions=none\s+test accuracy ([\d.]+)%", 1),
+        "patch 3 test accuracy %": (r"^patch 3:\s+\d+ tokens\s+test accuracy ([\d.]+)%", 1),
+        "patch 6 test accuracy %": (r"^patch 6:\s+\d+ tokens\s+test accuracy ([\d.]+)%", 1),
+        "patch 8 test accuracy %": (r"^patch 8:\s+\d+ tokens\s+test accuracy ([\d.]+)%", 1),
+        "small CNN test accuracy %": (r"^small CNN:\s+test accuracy ([\d.]+)%", 1),
+        "patch memory shape %": (_SLOT_ROW.format("patches"), 3),
+        "patch memory whole caption %": (_SLOT_ROW.format("patches"), 5),
+        "pooled memory shape %": (_SLOT_ROW.format("pooled"), 3),
+        "pooled memory whole caption %": (_SLOT_ROW.format("pooled"), 5),
+        "attention on the named object %": (_ALIGNMENT, 1),
+        "attention on another scene's object %": (_ALIGNMENT, 2),
+        "greedy whole caption %": (r"^greedy: whole captions right ([\d.]+)%", 1),
+        "beam whole caption %": (r"^beam 4: whole captions right ([\d.]+)%", 1),
+        "painter red-minus-green with 'red'": (r"^red-minus-green paint: ([\d.]+) with 'red'", 1),
+        "painter red-minus-green with 'green'": (r"^red-minus-green paint: [\d.]+ with 'red', ([\d.]+) with", 1),
+    },
 }
 
 # notebook -> the figure each range of its "Expected figures" notes is about, in the order the notes state them
@@ -81,6 +102,24 @@ NOTES: dict[str, list[str]] = {
     ],
     "07_transformer_seq2seq": ["greedy exact match test %", "greedy exact match long %", "final training loss"],
     "09_language_model": ["held-out loss per token", "held-out loss per byte"],
+    "10_beyond_text": [
+        "learned positions test accuracy %",
+        "sin-cos positions test accuracy %",
+        "no positions test accuracy %",
+        "patch 3 test accuracy %",
+        "patch 6 test accuracy %",
+        "patch 8 test accuracy %",
+        "small CNN test accuracy %",
+        "sin-cos positions test accuracy %",
+        "patch memory whole caption %",
+        "pooled memory whole caption %",
+        "patch memory shape %",
+        "pooled memory shape %",
+        "greedy whole caption %",
+        "beam whole caption %",
+        "attention on the named object %",
+        "attention on another scene's object %",
+    ],
 }
 
 
@@ -163,7 +202,7 @@ def record(name: str, seed: int, got: dict[str, float]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notebooks", default="05,06,07,09")
+    parser.add_argument("--notebooks", default="05,06,07,09,10")
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1; seed 0 is the committed run")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help=f"keep the figures in {RECORD.name}")

@@ -6,7 +6,9 @@
 Grades, one submission each, the reference of every notebook with a rule, every honest variant
 listed in tests/honest_variants.md and every catalogue cheat that reaches the built-in (files
 taken from DIR's tests/catalogue, by default this checkout's), with this checkout's grader and
-this checkout's way of building submissions. Run from an older checkout (`cd OLD && python
+this checkout's way of building submissions. Notebook 10 has no rule (all of PyTorch is free there,
+nn.TransformerEncoderLayer included), but its reference and honest variants are graded too: they must
+lose nothing and raise no flag either. Run from an older checkout (`cd OLD && python
 NEW/benchmarks/rule_fairness.py --files-from NEW`) it measures the same files with the old
 grader; `--compare` prints both side by side. "lost" is the points lost by tests that are not
 written answers; "flagged" is whether any `forbidden` flag was raised.
@@ -32,6 +34,7 @@ RULE_NOTEBOOKS = [
     "08_efficient_attention",
     "09_language_model",
 ]
+NO_RULE_NOTEBOOKS = ["10_beyond_text"]  # graded here all the same: a flag or a lost point there is a bug too
 # Catalogue cheats that reach the rule's built-in by some route (the issue's and the earlier ones).
 CHEATS = re.compile(r"^wrong_.*(builtin|stash|another_cell|prealloc)", re.IGNORECASE)
 
@@ -39,8 +42,9 @@ CHEATS = re.compile(r"^wrong_.*(builtin|stash|another_cell|prealloc)", re.IGNORE
 def answer_files(root: Path) -> list[tuple[str, str, Path | None]]:
     """(kind, notebook, file): references (file None), honest variants, cheats."""
     listed = set(re.findall(r"`(right_[a-z0-9_]+\.py)`", (root / "tests/honest_variants.md").read_text()))
-    rows: list[tuple[str, str, Path | None]] = [("reference", name, None) for name in RULE_NOTEBOOKS]
-    for name in RULE_NOTEBOOKS:
+    names = RULE_NOTEBOOKS + NO_RULE_NOTEBOOKS
+    rows: list[tuple[str, str, Path | None]] = [("reference", name, None) for name in names]
+    for name in names:
         for path in sorted((root / "tests/catalogue" / name).glob("*.py")):
             if path.name in listed:
                 rows.append(("honest", name, path))

@@ -31,7 +31,7 @@ MODEL_ANSWER = re.compile(r"\*\*Model answer\.\*\*(.*?)(?:\*\*Rubric|### END SOL
 KEY_PHRASE_WORDS = 6
 EXPECTED_NOTE = "**Expected figures"  # a note stating the range correct runs reach (benchmarks/expected_figures.py)
 RANGE = re.compile(r"(\d+(?:\.\d+)?)\s?–\s?(\d+(?:\.\d+)?)\s?(%?)")
-TRAINING_NOTEBOOKS = ("05", "06", "07", "09")  # notebooks whose training cells state expected figures
+TRAINING_NOTEBOOKS = ("05", "06", "07", "09", "10")  # notebooks whose training cells state expected figures
 
 
 def decimals(text: str) -> int:
