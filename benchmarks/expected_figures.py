@@ -1,6 +1,6 @@
 """The range a correct run reaches: each training notebook's reference run under other seeds.
 
-    python benchmarks/expected_figures.py [--notebooks 05,06,07,09,10] [--seeds 3] [--write]
+    python benchmarks/expected_figures.py [--notebooks 04,05,06,07,09,10] [--seeds 3] [--write]
 
 Seed 0 is the committed run: its figures are read from the outputs saved in solutions/NN_*.ipynb.
 Every other seed runs every code cell of the notebook (outside Jupyter, as tests/run_cells.py
@@ -32,17 +32,29 @@ RECORD = ROOT / "benchmarks" / "expected_figures.json"
 
 _EPOCH = r"^epoch\s+\d+\s+loss ([\d.]+)\s+lr [\d.e-]+\s+\(([\d.]+) s\)\s*$"
 _LAST_EPOCH = r"(?![\s\S]*^epoch\s+\d+\s+loss)"  # no epoch line after this one
+_DEEP_RUN = r"^{}\s+validation accuracy ([\d.]+)\s+loss over the last 10 steps [\d.]+\s+\(([\d.]+) s\)"  # 05
 _BOTTLENECK_ROW = r"^\s*{} \|\s+([\d.]+)%\s+([\d.]+)% \|\s+([\d.]+)%\s+([\d.]+)%\s*$"  # 06: test and long splits
 _SLOT_ROW = r"^{}\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%\s+\d+ s$"  # 10: size .. whole
 _ALIGNMENT = r"^writing the first object's shape: ([\d.]+)% of the cross-attention on its patches, ([\d.]+)% on"
 
 # figure name -> (pattern of the one printed line that holds it, which group is the number)
 FIGURES: dict[str, dict[str, tuple[str, int]]] = {
+    "04_positional_encoding": {
+        "bidirectional, no positions: test accuracy": (r"^bidirectional, no positions\s+test accuracy ([\d.]+)", 1),
+        "bidirectional, positions: test accuracy": (r"^bidirectional, positions\s+test accuracy ([\d.]+)", 1),
+        "causal, no positions: test accuracy": (r"^causal, no positions\s+test accuracy ([\d.]+)", 1),
+        "causal, no positions: training s": (r"^causal, no positions\s+test accuracy [\d.]+\s+\(([\d.]+) s\)", 1),
+    },
     "05_encoder_classifier": {
         "CLS test accuracy": (r"^CLS, post-norm\s+final val loss [\d.]+\s+test accuracy ([\d.]+)", 1),
         "CLS training s": (r"^trained in ([\d.]+) s \|", 1),
         "mean-pool test accuracy": (r"^mean, post-norm\s+final val loss [\d.]+\s+test accuracy ([\d.]+)", 1),
         "pre-norm test accuracy": (r"^CLS, pre-norm\s+final val loss [\d.]+\s+test accuracy ([\d.]+)", 1),
+        "6 layers, post-norm, no warm-up: val accuracy": (_DEEP_RUN.format(r"post-norm, no warm-up"), 1),
+        "6 layers, post-norm, warm-up: val accuracy": (_DEEP_RUN.format(r"post-norm, warm-up \d+"), 1),
+        "6 layers, pre-norm, no warm-up: val accuracy": (_DEEP_RUN.format(r"pre-norm, no warm-up"), 1),
+        "6 layers, pre-norm, warm-up: val accuracy": (_DEEP_RUN.format(r"pre-norm, warm-up \d+"), 1),
+        "6 layers, post-norm, no warm-up: training s": (_DEEP_RUN.format(r"post-norm, no warm-up"), 2),
     },
     "06_rnn_seq2seq_attention": {
         "no attention test exact %": (_BOTTLENECK_ROW.format("no attention"), 2),
@@ -93,7 +105,20 @@ FIGURES: dict[str, dict[str, tuple[str, int]]] = {
 
 # notebook -> the figure each range of its "Expected figures" notes is about, in the order the notes state them
 NOTES: dict[str, list[str]] = {
-    "05_encoder_classifier": ["CLS test accuracy", "mean-pool test accuracy", "pre-norm test accuracy"],
+    "04_positional_encoding": [
+        "bidirectional, no positions: test accuracy",
+        "bidirectional, positions: test accuracy",
+        "causal, no positions: test accuracy",
+    ],
+    "05_encoder_classifier": [
+        "CLS test accuracy",
+        "mean-pool test accuracy",
+        "pre-norm test accuracy",
+        "6 layers, post-norm, no warm-up: val accuracy",
+        "6 layers, post-norm, warm-up: val accuracy",
+        "6 layers, pre-norm, no warm-up: val accuracy",
+        "6 layers, pre-norm, warm-up: val accuracy",
+    ],
     "06_rnn_seq2seq_attention": [
         "no attention test exact %",
         "additive test exact %",
@@ -202,7 +227,7 @@ def record(name: str, seed: int, got: dict[str, float]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notebooks", default="05,06,07,09,10")
+    parser.add_argument("--notebooks", default="04,05,06,07,09,10")
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1; seed 0 is the committed run")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help=f"keep the figures in {RECORD.name}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -53,6 +54,17 @@ def expected_message(path: Path) -> str | None:
         if line.startswith("# expect:"):
             return line.split(":", 1)[1].strip()
     return None
+
+
+def expected_per_test(path: Path) -> dict[str, str]:
+    """The '# expect in <test>: ...' lines of a catalogue file: text that this test's own failure message must
+    contain (a mistake several tests catch is named by each of them, not only by one)."""
+    found = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"# expect in (\w+): (.+)$", line)
+        if m:
+            found[m.group(1)] = m.group(2).strip()
+    return found
 
 
 # A line of an answer file that stands for the cell's reference answer (tests/probes: probe, then answer)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import NAMES
-from support import catalogue_entries, entry_kind, entry_tests, expected_message
+from support import catalogue_entries, entry_kind, entry_tests, expected_message, expected_per_test
 
 ENTRIES = [(name, path) for name in NAMES for path in catalogue_entries(name)]
 
@@ -30,6 +30,9 @@ def test_catalogue_entry(graded_catalogue, name, path):
     if want:
         messages = " | ".join(t.message for t in mine)
         assert want in messages, f"no message of its own tests names the mistake {want!r}: {messages}"
+    for test, text in expected_per_test(path).items():
+        named = [t.message for t in mine if t.name == test]
+        assert named and text in named[0], f"{test} does not name the mistake {text!r}: {named}"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -31,7 +31,7 @@ MODEL_ANSWER = re.compile(r"\*\*Model answer\.\*\*(.*?)(?:\*\*Rubric|### END SOL
 KEY_PHRASE_WORDS = 6
 EXPECTED_NOTE = "**Expected figures"  # a note stating the range correct runs reach (benchmarks/expected_figures.py)
 RANGE = re.compile(r"(\d+(?:\.\d+)?)\s?–\s?(\d+(?:\.\d+)?)\s?(%?)")
-TRAINING_NOTEBOOKS = ("05", "06", "07", "09", "10")  # notebooks whose training cells state expected figures
+TRAINING_NOTEBOOKS = ("04", "05", "06", "07", "09", "10")  # notebooks whose training cells state expected figures
 
 
 def decimals(text: str) -> int:
@@ -201,21 +201,7 @@ def ranges_not_recorded(name: str, nb, recorded: dict[str, list[float | None]]) 
     return wrong
 
 
-# 07's seeds were not run when the record was made (each run took about half an hour on the shared machine): its
-# ranges are bound in NOTES but not yet recorded. Run `benchmarks/expected_figures.py --notebooks 07 --write`, then
-# drop it from here; the strict xfail fails as soon as 07 is recorded and agrees.
-NOT_YET_RECORDED = {"07_transformer_seq2seq"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="not yet recorded"))
-        if name in NOT_YET_RECORDED
-        else name
-        for name in sorted(expected_figures.NOTES)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(expected_figures.NOTES))
 def test_expected_ranges_are_the_recorded_figures(name):
     """Issue 66: each range of a note is the spread of exactly the figure it is about, over at least three seeds."""
     recorded = json.loads(expected_figures.RECORD.read_text()).get(name, {})
