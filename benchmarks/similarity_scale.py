@@ -9,7 +9,8 @@ cells: benchmarks/similarity.py), 7 times in 10 disguised as honest learners dif
 DISGUISED disguises of it drawn per answer: renamed, reordered, comments changed), and then
 varied as people who write their own code vary it: about one expression in six written another
 way (`vary`). About 2% of the learners are planted copies: a whole notebook of another learner
-of the class or of the earlier year, disguised by any of the fourteen disguises.
+of the class or of the earlier year who answered every cell, disguised by any of the fourteen
+disguises.
 
 Each class is written once by a process of its own (untimed), then measured by one process per
 comparison: `all` (every pair, similarity.pairs: --before sizes only), `cold` (the index, every
@@ -132,17 +133,19 @@ def _notebook_class(notebook: str, learners: int, earlier: int, seed: int):
     docs: list[similarity.Doc] = []
     planted: dict[tuple[str, str], str] = {}  # (copier, notebook) -> source owner
     drawn: dict[str, list[str]] = {}
+    whole: list[similarity.Doc] = []  # the documents that answer every cell
     for who, count in (("earlier", earlier), ("run", learners)):
         for i in range(count):
             owner = f"{who}:{who[0]}{i:05d}"
-            if who == "run" and docs and rng.random() < COPIES:
-                source = rng.choice(docs)
+            if who == "run" and whole and rng.random() < COPIES:
+                source = rng.choice(whole)  # a copy of someone who did the work (of a cell or two: nothing to judge)
                 steps = rng.choice(VARIANTS)
                 code = {c: disguise(s, steps, seed=rng.randrange(10**6)) for c, s in source.cells.items()}
                 planted[(owner, notebook)] = source.owner
             else:
                 code = {c: _answer(p, rng, drawn) for c, p in pool.items() if rng.random() < 0.95}
             docs.append(similarity.Doc(owner, notebook, code))
+            whole += [docs[-1]] if len(code) == len(pool) else []
     return docs, planted
 
 
