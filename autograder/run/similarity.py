@@ -22,7 +22,10 @@ threshold is calibrated by benchmarks/similarity.py: the midpoint of the gap bet
 highest score of an independent pair and the lowest of a disguised copy.
 Only the candidates of an inverted index of the answers' shapes are compared in full
 (autograder/run/simindex.py: any other pair provably scores under the threshold), so a class
-of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick.
+of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick. What
+the index needs of each answer cell (its print) is kept in RESULTS/.shapes by the cell's code
+(autograder/run/simcache.py): a shard's report keeps its learners', merge copies them, and the
+merged folder's report shapes only what no shard kept.
 Writes RESULTS/similarity.html (every pair at or over the threshold ranked, the first DETAILS
 side by side, shared code highlighted), RESULTS/similarity.csv (those pairs and each
 learner's TOP highest under it), and a `similarity` entry per submission in results.json
