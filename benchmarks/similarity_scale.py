@@ -1,19 +1,26 @@
 """The similarity report at course scale: synthetic classes, indexed report against all pairs.
 
-    python benchmarks/similarity_scale.py [--sizes 100 1000 5000] [--earlier 1000] [--before 100 200]
+    python benchmarks/similarity_scale.py [--sizes 100 1000 5000] [--earlier 1000] [--before 100]
 
 Each class is --sizes learners x every notebook (read from solutions/), plus an earlier year of
 --earlier learners. A learner's answer to each cell is drawn from the cell's corpus of answers
 written apart (the reference, the catalogue's right_* entries, the sample submissions' own
-cells: benchmarks/similarity.py), disguised by one of the fourteen disguises (or not), and then
-varied as people who write their own code vary it: a few of its expressions written another
+cells: benchmarks/similarity.py), 7 times in 10 disguised as honest learners differ (one of
+DISGUISED disguises of it drawn per answer: renamed, reordered, comments changed), and then
+varied as people who write their own code vary it: about one expression in six written another
 way (`vary`). About 2% of the learners are planted copies: a whole notebook of another learner
-of the class or of the earlier year, disguised. Each size runs in a process of its own and
-prints seconds (the comparison: the class's answers are written first, untimed), peak memory
-(RSS of that process, the class's answers included, and of the largest process shaping
-answers), the pairs compared in full, and how many planted copies were flagged or listed as
-short (a copy of so little code that the report, by its rule, lists it and never flags it). --before: the same classes
-through the all-pairs comparison (similarity.pairs), at the sizes it can handle.
+of the class or of the earlier year who answered every cell, disguised by any of the fourteen
+disguises.
+
+Each class is written once by a process of its own (untimed), then measured by one process per
+comparison: `all` (every pair, similarity.pairs: --before sizes only), `cold` (the index, every
+answer shaped, its prints kept as a shard's report keeps them in RESULTS/.shapes) and `warm`
+(the index, the prints cold kept: the merged folder's report). Each prints a row of the table in
+docs/instructor/similarity.md: the pairs compared in full, seconds (the comparison: reading the
+notebooks is not in it), peak memory (RSS of that process, the class's answers included, and of
+the largest process shaping answers), how many planted copies were flagged or listed as short (a
+copy of so little code that the report, by its rule, lists it and never flags it), and the load
+average when it ended (the machine's other work inflates the seconds).
 """
 
 from __future__ import annotations
@@ -21,10 +28,13 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
+import pickle
 import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -49,12 +59,19 @@ class _Vary(ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
-        if isinstance(node, (ast.Call, ast.BinOp, ast.Subscript)):
+        if _varied(node):
             self.seen += 1
             if self.seen in self.chosen:
                 wrapped = ast.parse(self.rng.choice(_WRAPS).format(ast.unparse(node)), mode="eval").body
                 return ast.copy_location(wrapped, node)
         return node
+
+
+def _varied(node: ast.AST) -> bool:
+    """An expression `vary` may write another way: a call, an operation, an index read (never a target)."""
+    return isinstance(node, (ast.Call, ast.BinOp)) or (
+        isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+    )
 
 
 def vary(code: str, rng: random.Random) -> str:
@@ -63,7 +80,7 @@ def vary(code: str, rng: random.Random) -> str:
         tree = ast.parse(code)
     except SyntaxError:
         return code
-    n = sum(isinstance(n, (ast.Call, ast.BinOp, ast.Subscript)) for n in ast.walk(tree))
+    n = sum(_varied(n) for n in ast.walk(tree))
     chosen = set(rng.sample(range(1, n + 1), k=max(1, n // 6))) if n else set()
     return ast.unparse(_Vary(rng, chosen).visit(tree))
 
@@ -80,10 +97,16 @@ def pools(notebooks: list[str]) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-def _answer(pool: list[str], rng: random.Random) -> str:
+DISGUISED = 24  # disguised versions drawn per answer of the corpus (then varied per learner: the class's diversity)
+
+
+def _answer(pool: list[str], rng: random.Random, drawn: dict[str, list[str]]) -> str:
+    """A learner's own answer: one of the corpus's, disguised 7 times in 10, then varied."""
     code = rng.choice(pool)
     if rng.random() < 0.7:
-        code = disguise(code, rng.choice(HONEST), seed=rng.randrange(10**6))
+        if code not in drawn:  # disguising costs more than varying: a few disguises per answer, drawn once
+            drawn[code] = [disguise(code, rng.choice(HONEST), seed=rng.randrange(10**6)) for _ in range(DISGUISED)]
+        code = rng.choice(drawn[code])
     return vary(code, rng)
 
 
@@ -109,29 +132,48 @@ def _notebook_class(notebook: str, learners: int, earlier: int, seed: int):
     pool = pools([notebook])[notebook]
     docs: list[similarity.Doc] = []
     planted: dict[tuple[str, str], str] = {}  # (copier, notebook) -> source owner
+    drawn: dict[str, list[str]] = {}
+    whole: list[similarity.Doc] = []  # the documents that answer every cell
     for who, count in (("earlier", earlier), ("run", learners)):
         for i in range(count):
             owner = f"{who}:{who[0]}{i:05d}"
-            if who == "run" and docs and rng.random() < COPIES:
-                source = rng.choice(docs)
+            if who == "run" and whole and rng.random() < COPIES:
+                source = rng.choice(whole)  # a copy of someone who did the work (of a cell or two: nothing to judge)
                 steps = rng.choice(VARIANTS)
                 code = {c: disguise(s, steps, seed=rng.randrange(10**6)) for c, s in source.cells.items()}
                 planted[(owner, notebook)] = source.owner
             else:
-                code = {c: _answer(p, rng) for c, p in pool.items() if rng.random() < 0.95}
+                code = {c: _answer(p, rng, drawn) for c, p in pool.items() if rng.random() < 0.95}
             docs.append(similarity.Doc(owner, notebook, code))
+            whole += [docs[-1]] if len(code) == len(pool) else []
     return docs, planted
 
 
-def measure(learners: int, earlier: int, mode: str) -> dict:
-    """One class through the report's comparison (`mode`: indexed or all), measured in this process."""
+def _class_file(work: Path, learners: int, earlier: int) -> Path:
+    return work / f"class-{learners}-{earlier}.pickle"
+
+
+def make(work: Path, learners: int, earlier: int) -> None:
+    """Write the class once (its own process: what it costs is no part of the figures)."""
     docs, planted = make_class(learners, earlier, jobs=similarity.default_jobs())
+    with _class_file(work, learners, earlier).open("wb") as fh:
+        pickle.dump((docs, planted), fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def measure(work: Path, learners: int, earlier: int, mode: str) -> dict:
+    """One class through the report's comparison, measured in this process.
+
+    `mode`: all (every pair, similarity.pairs), cold (the index, every answer shaped, the prints kept
+    in WORK as a shard's report keeps them) or warm (the index, the prints cold kept: merge's report)."""
+    with _class_file(work, learners, earlier).open("rb") as fh:
+        docs, planted = pickle.load(fh)  # noqa: S301 - this benchmark's own file, written by make()
+    kept = work / f"shapes-{learners}-{earlier}"
     t0 = time.perf_counter()
     if mode == "all":
         found = similarity.pairs(docs)
         compared = len(found)
     else:
-        report = similarity.compare_all(docs, jobs=similarity.default_jobs())
+        report = similarity.compare_all(docs, jobs=similarity.default_jobs(), kept=kept)
         found, compared = report.pairs, report.compared
     seconds = time.perf_counter() - t0
     t = similarity.THRESHOLD
@@ -140,33 +182,51 @@ def measure(learners: int, earlier: int, mode: str) -> dict:
     hit = sum((nb, *sorted((copier, source))) in flagged for (copier, nb), source in planted.items())
     hit_short = sum((nb, *sorted((copier, source))) in short for (copier, nb), source in planted.items())
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest notebook process
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest process shaping answers
+    kept_mb = sum(f.stat().st_size for f in kept.rglob("*.json")) / 2**20 if kept.is_dir() else 0
     return {"learners": learners, "earlier": earlier, "mode": mode, "docs": len(docs), "compared": compared,
-            "seconds": round(seconds, 1), "peak_mb": round(rss), "child_mb": round(child), "planted": len(planted), "planted_flagged": hit, "planted_short": hit_short,
-            "flagged": len(flagged)}  # fmt: skip
+            "seconds": round(seconds, 1), "peak_mb": round(rss), "child_mb": round(child), "planted": len(planted),
+            "planted_flagged": hit, "planted_short": hit_short, "flagged": len(flagged), "kept_mb": round(kept_mb, 1),
+            "load": os.getloadavg()[0]}  # fmt: skip
+
+
+HEAD = ("| comparison | learners | earlier year | answers (notebooks) | pairs compared in full | seconds | "
+        "peak MB (largest child) | planted copies flagged (short) | pairs flagged | load average |\n"
+        "|---|---|---|---|---|---|---|---|---|---|")  # fmt: skip
+NAMES = {"all": "every pair (before)", "cold": "index, every answer shaped", "warm": "index, prints kept"}
+
+
+def row(r: dict) -> str:
+    """The result as a row of the table in docs/instructor/similarity.md."""
+    return (f"| {NAMES[r['mode']]} | {r['learners']:,} | {r['earlier']:,} | {r['docs']:,} | {r['compared']:,} | "
+            f"{r['seconds']} | {r['peak_mb']:,} ({r['child_mb']:,}) | {r['planted_flagged']}/{r['planted']} "
+            f"({r['planted_short']}) | {r['flagged']} | {r['load']:.1f} |")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000, 5000])
     parser.add_argument("--earlier", type=int, default=1000)
-    parser.add_argument("--before", type=int, nargs="*", default=[100, 200], help="sizes for the all-pairs code")
-    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # LEARNERS EARLIER MODE: this process measures
+    parser.add_argument("--before", type=int, nargs="*", default=[100], help="sizes for the all-pairs code")
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # WORK LEARNERS EARLIER MODE: this process
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(int(args.one[0]), int(args.one[1]), args.one[2])))
+        work, n, e, mode = Path(args.one[0]), int(args.one[1]), int(args.one[2]), args.one[3]
+        make(work, n, e) if mode == "make" else print(json.dumps(measure(work, n, e, mode)))
         return
-    print(f"{'mode':<8} {'learners':>8} {'earlier':>8} {'docs':>7} {'compared':>10} {'seconds':>8} {'peak MB':>8} "
-          f"{'child MB':>8} {'planted flagged':>16} {'short':>6} {'flagged':>8}", flush=True)  # fmt: skip
-    before = [(n, min(n, args.earlier) if n <= 100 else 0) for n in args.before]  # all pairs: what it can handle
-    runs = [(n, e, "all") for n, e in before] + [(n, e, "indexed") for n, e in before]
-    runs += [(n, args.earlier, "indexed") for n in args.sizes if (n, args.earlier) not in before]
-    for n, earlier, mode in runs:
-        cmd = [sys.executable, __file__, "--one", str(n), str(earlier), mode]
-        r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-        print(f"{mode:<8} {n:>8} {r['earlier']:>8} {r['docs']:>7} {r['compared']:>10} {r['seconds']:>8} "
-              f"{r['peak_mb']:>8} {r['child_mb']:>8} {r['planted_flagged']:>8}/{r['planted']:<7} "
-              f"{r['planted_short']:>6} {r['flagged']:>8}", flush=True)  # fmt: skip
+    print(f"{os.cpu_count()} cores; load average at the start {os.getloadavg()}; {time.strftime('%Y-%m-%d %H:%M %Z')}")
+    print(HEAD, flush=True)
+    before = [(n, min(n, args.earlier)) for n in args.before]  # all pairs: what it can handle
+    runs = [(n, e, "all") for n, e in before] + [(n, args.earlier, m) for n in args.sizes for m in ("cold", "warm")]
+    with tempfile.TemporaryDirectory(prefix="similarity-scale-") as work:
+        made = set()
+        for n, earlier, mode in runs:
+            if (n, earlier) not in made:
+                subprocess.run([sys.executable, __file__, "--one", work, str(n), str(earlier), "make"], check=True)
+                made.add((n, earlier))
+            cmd = [sys.executable, __file__, "--one", work, str(n), str(earlier), mode]
+            r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+            print(row(r), f"<!-- kept prints {r['kept_mb']} MB -->", flush=True)
 
 
 if __name__ == "__main__":

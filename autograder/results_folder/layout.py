@@ -5,6 +5,7 @@
       similarity.html similarity.csv similarity.json                     the similarity report (and its marks)
       feedback/<student>/<notebook>.html                                 what learners get
       .state/<student>/<notebook>.json (+ .ipynb)                        each graded submission
+      .shapes/<notebook>/<version>/*.json                                answer cells' prints, kept for the similarity report
       .course/                                                           nbgrader's course (gradebook.db)
       .grading/ grading.json                                             formgrader's view (rubrics, pseudonyms) and its record
       .work/                                                             the kernels' folders
@@ -31,7 +32,7 @@ from autograder.results_folder import records
 from autograder.results_folder.records import HandedIn, SavedState, ShardRecord
 from autograder.submissions import ids
 
-STATE, COURSE, FEEDBACK, WORK = ".state", ".course", "feedback", ".work"
+STATE, COURSE, FEEDBACK, WORK, SHAPES = ".state", ".course", "feedback", ".work", ".shapes"
 GRADES, LMS, RESULTS, SCORES = "grades.csv", "lms.csv", "results.json", "scores.png"
 CANVAS, MOODLE = "canvas.csv", "moodle.csv"
 NOT_EXPORTED = "not_exported.csv"
@@ -207,6 +208,11 @@ class ResultsFolder:
     @property
     def work_dir(self) -> Path:
         return self.root / WORK
+
+    @property
+    def shapes_dir(self) -> Path:
+        """The similarity report's kept prints of answer cells, per notebook (autograder.run.simcache)."""
+        return self.root / SHAPES
 
     @property
     def state_dir(self) -> Path:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
 import hashlib
-from collections.abc import Mapping, Set
+from collections import deque
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
 MIN_NODES = 8  # the smallest subtree that counts as shared code (measured: benchmarks/similarity.py)
@@ -53,10 +55,22 @@ class Shape:
         return self._big
 
 
+_STATEMENTS = (ast.mod, ast.stmt, ast.excepthandler, ast.match_case)  # the nodes that hold statements
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """The nodes that are or hold statements, in ast.walk's order (no expression holds a statement)."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _STATEMENTS))
+        yield node
+
+
 def _imported(tree: ast.AST) -> dict[str, str]:
     """Names the code binds by import, each to what it names (`import torch as T`: T is torch), never a learner's."""
     names: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             names |= {a.asname: a.name for a in node.names if a.asname}
             names |= {a.name.split(".")[0]: a.name.split(".")[0] for a in node.names if not a.asname}
@@ -82,6 +96,21 @@ def _is_docstring(node: ast.AST) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
+_MISSING = object()
+_NOT_CODE = frozenset(("annotation", "returns", "type_comment", "type_params", "decorator_list"))
+
+
+@functools.cache
+def _code_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a kind of node that may carry code, in order."""
+    return tuple(name for name in cls._fields if name not in _NOT_CODE)
+
+
+def _carries_code(child: object) -> bool:
+    return (isinstance(child, ast.AST) and not isinstance(child, _SKIPPED)
+            and not (_is_docstring(child) or isinstance(child, ast.Pass)))  # fmt: skip
+
+
 def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
     """The children that carry code, per field (True: a block of statements or a call's keywords, whose order
     is not its shape).
@@ -89,17 +118,32 @@ def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
     No docstrings, annotations, `pass` or operator tokens.
     """
     out = []
-    for name, value in ast.iter_fields(node):
-        if name in ("annotation", "returns", "type_comment", "type_params", "decorator_list"):
+    for name in _code_fields(type(node)):
+        value = getattr(node, name, _MISSING)
+        if value is _MISSING:
             continue
-        kids = [
-            child
-            for child in (value if isinstance(value, list) else [value])
-            if isinstance(child, ast.AST) and not isinstance(child, _SKIPPED)
-            and not (_is_docstring(child) or isinstance(child, ast.Pass))
-        ]  # fmt: skip
+        kids = [child for child in (value if isinstance(value, list) else [value]) if _carries_code(child)]
         out.append((name == "keywords" or (bool(kids) and all(isinstance(k, ast.stmt) for k in kids)), kids))
     return out
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    """The node's children that are nodes (no expression contexts or operator tokens)."""
+    for name in type(node)._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            yield from (child for child in value if isinstance(child, ast.AST) and not isinstance(child, _SKIPPED))
+        elif isinstance(value, ast.AST) and not isinstance(value, _SKIPPED):
+            yield value
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node (no expression contexts or operator tokens), in no particular order."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        todo.extend(_children(node))
+        yield node
 
 
 def _commutes(node: ast.AST) -> bool:
@@ -109,17 +153,6 @@ def _commutes(node: ast.AST) -> bool:
     if isinstance(node, ast.Compare):
         return len(node.ops) == 1 and isinstance(node.ops[0], _SYMMETRIC)
     return isinstance(node, ast.BoolOp)
-
-
-class _Flip(ast.NodeTransformer):
-    """`a > b` written `b < a`, `a >= b` written `b <= a`: one shape for both."""
-
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        self.generic_visit(node)
-        if len(node.ops) == 1 and type(node.ops[0]) in _FLIPPED:
-            flipped = ast.Compare(node.comparators[0], [_FLIPPED[type(node.ops[0])]()], [node.left])
-            return ast.copy_location(flipped, node)
-        return node
 
 
 def _fields(node: ast.AST) -> list[ast.AST]:
@@ -169,43 +202,39 @@ def _inline_helpers(tree: ast.Module) -> ast.Module:
     }  # fmt: skip
     if not helpers:
         return tree
-    used = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    used = {n.func.id for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name in helpers.keys() & used)]
     return _Inline({k: v for k, v in helpers.items() if k in used}).visit(tree)
 
 
-class _DropDead(ast.NodeTransformer):
+class _DropDead:
     """Statements that cannot change a result: stores to names nothing reads, `if False:`, `assert True`,
-    what follows a `return` or `raise` in its block, and functions defined inside a function and never used."""
+    what follows a `return` or `raise` in its block, and functions defined inside a function and never used.
+
+    Only the nodes that hold statements are visited (no expression holds one)."""
 
     def __init__(self, read: set[str], constants: Mapping[str, object]) -> None:
-        self.read, self.constants, self.depth = read, constants, 0
+        self.read, self.constants = read, constants
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        self.depth += 1
-        try:
-            return self.generic_visit(node)
-        finally:
-            self.depth -= 1
-
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
-
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        super().generic_visit(node)
+    def visit(self, node: ast.AST, depth: int = 0) -> ast.AST:
+        depth += isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for child in _children(node):
+            if isinstance(child, _STATEMENTS):
+                self.visit(child, depth)
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if isinstance(block, list) and block and all(isinstance(s, ast.stmt) for s in block):
                 ends = [i for i, s in enumerate(block) if isinstance(s, (ast.Return, ast.Raise))]
                 reached = block[: ends[0] + 1] if ends else block
-                kept = [s for s in reached if not self._dead(s)]
+                kept = [s for s in reached if not self._dead(s, depth)]
                 setattr(node, name, kept or block[:1] if name == "body" else kept)
         return node
 
-    def _dead(self, stmt: ast.stmt) -> bool:
+    def _dead(self, stmt: ast.stmt, depth: int) -> bool:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return self.depth > 0 and stmt.name not in self.read  # a top-level one is the contract's or a helper
+            return depth > 0 and stmt.name not in self.read  # a top-level one is the contract's or a helper
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
-            calls = [n for n in ast.walk(stmt.value) if isinstance(n, (ast.Call, ast.Await, ast.Yield))]
+            calls = [n for n in _walk(stmt.value) if isinstance(n, (ast.Call, ast.Await, ast.Yield))]
             pure = all(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in _KEPT_NAMES
                        for c in calls)  # fmt: skip  # a call of the learner's own may do something
             return pure and not any(t.id in self.read for t in stmt.targets)  # type: ignore[attr-defined]
@@ -220,11 +249,12 @@ def _drop_dead(tree: ast.Module) -> ast.Module:
     """The code without statements that do nothing (names read anywhere in the cell are kept)."""
     read: set[str] = set()
     stores: dict[str, int] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
-            read.add(n.id)
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            stores[n.id] = stores.get(n.id, 0) + 1
+    for n in _walk(tree):
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Store):
+                read.add(n.id)
+            if not isinstance(n.ctx, ast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, ast.Attribute):
             read.add(n.attr)
     constants = {  # module-level names bound once, to a constant
@@ -233,14 +263,23 @@ def _drop_dead(tree: ast.Module) -> ast.Module:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
         and isinstance(s.value, ast.Constant) and stores.get(s.targets[0].id) == 1
     }  # fmt: skip
-    return _DropDead(read, constants).visit(tree)
+    return _DropDead(read, constants).visit(tree)  # type: ignore[return-value]
+
+
+_OPERATORS = (ast.operator, ast.boolop, ast.unaryop)
+
+
+def _flipped(node: ast.AST) -> bool:
+    """`a > b` (or `a >= b`): shaped as `b < a` (`b <= a`)."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIPPED
 
 
 class _Shaper:
     """Walks one tree, giving each node an index, a hash and a size."""
 
-    def __init__(self, code: str, kept: dict[str, str], starter: Set[bytes], own_keywords: set[int]) -> None:
-        self.shape, self.kept, self.starter, self.own_keywords = Shape(), kept, starter, own_keywords
+    def __init__(self, code: str, kept: dict[str, str], starter: Set[bytes]) -> None:
+        self.shape, self.kept, self.starter = Shape(), kept, starter
+        self.own_keywords: set[int] = set()  # the keyword arguments of calls to the learner's own functions
         starts = [0]
         for line in code.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
@@ -258,9 +297,11 @@ class _Shaper:
             return f"{kind}:{PLACEHOLDER if isinstance(node.value, str) else repr(node.value)}"
         if isinstance(node, ast.keyword):
             return f"{kind}:{PLACEHOLDER if id(node) in self.own_keywords else node.arg}"
-        ops = [type(v).__name__ for _, v in ast.iter_fields(node) if isinstance(v, (ast.operator, ast.boolop,
-               ast.unaryop))] + [type(o).__name__ for o in getattr(node, "ops", [])]  # fmt: skip
-        return f"{kind}:{','.join(ops)}"
+        op = getattr(node, "op", None)
+        ops = [type(op).__name__] if isinstance(op, _OPERATORS) else []
+        if _flipped(node):
+            return f"{kind}:{_FLIPPED[type(node.ops[0])].__name__}"  # type: ignore[attr-defined]
+        return f"{kind}:{','.join(ops + [type(o).__name__ for o in getattr(node, 'ops', [])])}"
 
     def _span(self, node: ast.AST) -> tuple[int, int] | None:
         try:
@@ -269,12 +310,25 @@ class _Shaper:
         except (AttributeError, IndexError, TypeError):
             return None
 
+    def _own(self, call: ast.Call) -> None:
+        """A call to the learner's own function or method: its keywords' names are the learner's."""
+        fn = call.func
+        mine = isinstance(fn, ast.Name) and fn.id not in self.kept
+        mine |= isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in ("self", "cls")
+        if mine:
+            self.own_keywords |= {id(k) for k in call.keywords}
+
     def visit(self, node: ast.AST) -> int:
         digest = hashlib.blake2b(self._label(node).encode(), digest_size=12)
+        if isinstance(node, ast.Call) and node.keywords:
+            self._own(node)
         kids = []
-        groups = _groups(node)
-        if _commutes(node):  # the operands in any order: one group, sorted
-            groups = [(True, [child for _, group in groups for child in group])]
+        if _flipped(node):  # b < a: its operands the other way round
+            groups = [(False, [node.comparators[0]]), (False, []), (False, [node.left])]  # type: ignore[attr-defined]
+        elif _commutes(node):  # the operands in any order: one group, sorted
+            groups = [(True, [child for _, group in _groups(node) for child in group])]
+        else:
+            groups = _groups(node)
         for block, group in groups:
             ids = [self.visit(child) for child in group]
             kids += ids
@@ -292,18 +346,6 @@ class _Shaper:
         return i
 
 
-def _own_keywords(tree: ast.AST, kept: Mapping[str, str]) -> set[int]:
-    """The keyword arguments of calls to the learner's own functions and methods (their names are the learner's)."""
-    own = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.keywords:
-            fn = node.func
-            mine = isinstance(fn, ast.Name) and fn.id not in kept
-            mine |= isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in ("self", "cls")
-            own |= {id(k) for k in node.keywords} if mine else set()
-    return own
-
-
 MAX_DEPTH = 100  # expression nesting kept; honest answers stay far below it (the passes below recurse)
 
 
@@ -316,12 +358,16 @@ def _prune_deep(tree: ast.Module) -> ast.Module:
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
-        for name, value in ast.iter_fields(node):
+        if depth + 1 < MAX_DEPTH:
+            stack += [(child, depth + 1) for child in _children(node)]
+            continue
+        for name in type(node)._fields:
+            value = getattr(node, name, None)
             children = value if isinstance(value, list) else [value]
             for i, child in enumerate(children):
-                if not isinstance(child, ast.AST):
+                if not isinstance(child, ast.AST) or isinstance(child, _SKIPPED):
                     continue
-                if depth + 1 >= MAX_DEPTH and isinstance(child, ast.expr):
+                if isinstance(child, ast.expr):
                     flat = ast.copy_location(ast.Constant(value="<deep>"), child)
                     if isinstance(value, list):
                         value[i] = flat
@@ -345,11 +391,11 @@ def shape(
         return None
     imports = _imported(tree)
     try:
-        tree = _Flip().visit(_inline_helpers(_drop_dead(tree)))
+        tree = _inline_helpers(_drop_dead(tree))
     except RecursionError:
         return None
     kept = {n: n for n in _KEPT_NAMES} | _kept(imported) | imports
-    shaper = _Shaper(code, kept, set(starter), _own_keywords(tree, kept))
+    shaper = _Shaper(code, kept, set(starter))
     try:
         roots = [shaper.visit(stmt) for stmt in _fields(tree)]
     except RecursionError:

@@ -22,7 +22,10 @@ threshold is calibrated by benchmarks/similarity.py: the midpoint of the gap bet
 highest score of an independent pair and the lowest of a disguised copy.
 Only the candidates of an inverted index of the answers' shapes are compared in full
 (autograder/run/simindex.py: any other pair provably scores under the threshold), so a class
-of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick.
+of 5,000 costs about linear time; `pairs` compares every pair, as the tests' yardstick. What
+the index needs of each answer cell (its print) is kept in RESULTS/.shapes by the cell's code
+(autograder/run/simcache.py): a shard's report keeps its learners', merge copies them, and the
+merged folder's report shapes only what no shard kept.
 Writes RESULTS/similarity.html (every pair at or over the threshold ranked, the first DETAILS
 side by side, shared code highlighted), RESULTS/similarity.csv (those pairs and each
 learner's TOP highest under it), and a `similarity` entry per submission in results.json
@@ -44,6 +47,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +58,7 @@ from autograder import paths
 from autograder.material import answers, markup
 from autograder.results import NotebookResult, Status, write_json_atomic
 from autograder.results_folder import ResultsFolder
-from autograder.run import codeshape, simindex
+from autograder.run import codeshape, simcache, simindex
 from autograder.run.sheet import csv_text
 
 THRESHOLD = 0.86  # default notebook score from which a pair is flagged (the gap's midpoint: benchmarks/similarity.py)
@@ -137,12 +141,19 @@ def _boilerplate(path: Path, _mtime_ns: int, _size: int) -> Starter:
     return Starter(cells, imported)
 
 
+CUT = 200_000  # characters of a cell's code that are shaped
+
+
+def shaped_cells(doc: Doc, stubs: Starter) -> dict[str, str]:
+    """The answer cells of `doc` that are shaped (cells of the notebook's answers), as their code is shaped."""
+    return {cell: markup.strip_markers(code)[:CUT] for cell, code in doc.cells.items()
+            if cell in stubs.cells and isinstance(code, str)}  # fmt: skip
+
+
 def fingerprint(doc: Doc, stubs: Starter) -> Doc:
     """Shape the cells of `doc` that hold code of the learner's own (beyond the starter code)."""
-    for cell, code in doc.cells.items():
-        if cell not in stubs.cells or not isinstance(code, str):
-            continue
-        shaped = codeshape.shape(markup.strip_markers(code)[:200_000], stubs.cells[cell], stubs.imported)
+    for cell, code in shaped_cells(doc, stubs).items():
+        shaped = codeshape.shape(code, stubs.cells[cell], stubs.imported)
         if shaped and shaped.counted:
             doc.prints[cell] = shaped
     return doc
@@ -177,15 +188,26 @@ def reference_doc(notebook: str) -> Doc:
 
 
 def notebook_doc(owner: str, notebook: str, path: Path) -> Doc | None:
-    """A learner's answers read from a notebook file (None when it cannot be read as one)."""
+    """A learner's answers read from a notebook file (None when it cannot be read as one).
+
+    A version 4 notebook is read as JSON, its cells as they are (nbformat's validation costs
+    about 20 ms an executed notebook: minutes at 50,000); any other version through nbformat.
+    """
     try:
         if path.is_symlink() or path.stat().st_size > MAX_NOTEBOOK_BYTES:
             return None
-        nb = nbformat.read(path, as_version=4)
-        cells = {answers.grade_id(c): c.source for c in nb.cells if answers.is_answer(c)}
+        data = json.loads(path.read_bytes())
+        nb = data if data.get("nbformat") == 4 else nbformat.read(path, as_version=4)
+        cells = {answers.grade_id(c): _source(c.get("source")) for c in nb["cells"] if answers.is_answer(c)}
     except Exception:  # noqa: BLE001 - learner files: one unreadable notebook is skipped, never fatal
         return None
     return Doc(owner, notebook, {k: v for k, v in cells.items() if isinstance(k, str) and isinstance(v, str)})
+
+
+def _source(source: object) -> object:
+    """A cell's source as one string (a notebook file may hold it as a list of lines)."""
+    is_lines = isinstance(source, list) and all(isinstance(line, str) for line in source)
+    return "".join(source) if is_lines else source  # type: ignore[arg-type]
 
 
 def run_docs(folder: ResultsFolder, results: list[NotebookResult]) -> list[Doc]:
@@ -226,8 +248,8 @@ def pairs(docs: list[Doc]) -> list[Pair]:
 
 
 TOP = 3  # each learner's highest pairs kept (per notebook), beside every pair at or over the threshold
-CHUNK = 200  # documents shaped per task of the process pool
-POOL_FROM = 2_000  # documents from which answers are shaped by a pool (starting one costs about a second a process)
+CHUNK = 1_000  # cells shaped per task of the process pool
+POOL_FROM = 10_000  # cells to shape from which a pool shapes them (starting one costs about a second a process)
 SHAPED_KEPT = 512  # documents whose full shapes are held at once while candidates are compared
 
 
@@ -251,27 +273,41 @@ def _ranked(found: list[Pair]) -> list[Pair]:
     return sorted(found, key=lambda p: (-p.flagged_at, -p.score, p.a.owner, p.b.owner, p.a.notebook))
 
 
-def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1) -> Report:
+def compare_all(docs: list[Doc], threshold: float = THRESHOLD, jobs: int = 1, kept: Path | None = None) -> Report:
     """Every pair over the threshold, as pairs() finds them, but only candidates of the index compared in full.
 
-    `jobs`: processes shaping a notebook's answers at once (1, or fewer than POOL_FROM documents: all in this
-    process). One notebook at a time.
+    `jobs`: processes shaping a notebook's answers at once (1, or fewer than POOL_FROM cells to shape: all in
+    this process). `kept`: a folder of kept prints (simcache; RESULTS/.shapes): a cell found there is not
+    shaped again, and the prints shaped here are added. One notebook at a time.
     """
     by_notebook: dict[str, list[Doc]] = {}
     for doc in docs:
         by_notebook.setdefault(doc.notebook, []).append(doc)
-    kept: list[Pair] = []
+    found: list[Pair] = []
     compared = 0
     with contextlib.ExitStack() as stack:
-        pool = None
-        if jobs > 1 and len(docs) >= POOL_FROM:
-            context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
-            pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=context))
+        pools: list[ProcessPoolExecutor] = []
+
+        def pool() -> ProcessPoolExecutor | None:
+            """The pool, started the first time a notebook has POOL_FROM cells to shape (none for one job)."""
+            if jobs > 1 and not pools:
+                context = multiprocessing.get_context("spawn")  # the caller may hold threads: never fork it
+                pools.append(stack.enter_context(ProcessPoolExecutor(jobs, mp_context=context)))
+            return pools[0] if pools else None
+
         for notebook, group in sorted(by_notebook.items()):
-            found, n = _indexed(notebook, [reference_doc(notebook), *group], threshold, pool)
-            kept += found
+            store = _store(kept, notebook)
+            pairs_, n = _indexed(notebook, [reference_doc(notebook), *group], threshold, pool, store)
+            store.save()
+            found += pairs_
             compared += n
-    return Report(threshold, _ranked(kept), compared)
+    return Report(threshold, _ranked(found), compared)
+
+
+def _store(kept: Path | None, notebook: str) -> simcache.Store:
+    """The notebook's kept prints at the version its student notebook and this code give."""
+    stubs = boilerplate(notebook)
+    return simcache.Store(kept / notebook if kept else None, simcache.version(stubs.cells, stubs.imported, CUT))
 
 
 def default_jobs() -> int:
@@ -279,28 +315,39 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _prints(notebook: str, group: list[Doc], pool: ProcessPoolExecutor | None) -> list[dict[str, simindex.CellPrint]]:
-    """Each document's cells as the index sees them, shaped in `pool`'s processes (or here)."""
-    if pool is None:
-        return _chunk_prints(notebook, group)
-    chunks = [group[i : i + CHUNK] for i in range(0, len(group), CHUNK)]
-    return [p for done in pool.map(_chunk_prints, [notebook] * len(chunks), chunks) for p in done]
+def _prints(notebook: str, group: list[Doc], pool: Callable[[], ProcessPoolExecutor | None],
+            store: simcache.Store) -> list[dict[str, simindex.CellPrint]]:  # fmt: skip
+    """Each document's cells as the index sees them: kept ones read from `store`, the rest shaped (in `pool`)."""
+    stubs = boilerplate(notebook)
+    keyed = [{cell: (simcache.key(cell, code), code) for cell, code in shaped_cells(d, stubs).items()} for d in group]
+    todo = {k: (cell, code) for doc in keyed for cell, (k, code) in doc.items() if store.get(k) is None}
+    items = list(todo.items())
+    workers = pool() if len(items) >= POOL_FROM else None
+    if workers is None:
+        done = _shape_cells(notebook, items)
+    else:
+        chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+        done = [p for part in workers.map(_shape_cells, [notebook] * len(chunks), chunks) for p in part]
+    for (k, _), cp in zip(items, done, strict=True):
+        store.add(k, cp)
+    return [{cell: cp for cell, (k, _) in doc.items() if (cp := store.get(k)) is not None and cp.counted}
+            for doc in keyed]  # fmt: skip
 
 
-def _chunk_prints(notebook: str, docs: list[Doc]) -> list[dict[str, simindex.CellPrint]]:
-    """Shape each document, keep what the index needs, let the full shapes go (they are large)."""
+def _shape_cells(notebook: str, items: list[tuple[str, tuple[str, str]]]) -> list[simindex.CellPrint]:
+    """Each (key, (cell, code))'s print (counted 0: no code of the learner's own); the full shapes let go."""
     stubs, out = boilerplate(notebook), []
-    for doc in docs:
-        fingerprint(doc, stubs)
-        out.append({cell: simindex.cell_print(shape) for cell, shape in doc.prints.items()})
-        doc.prints = {}
+    for _, (cell, code) in items:
+        shaped = codeshape.shape(code, stubs.cells[cell], stubs.imported)
+        out.append(simindex.cell_print(shaped) if shaped and shaped.counted else simindex.CellPrint(0, {}, frozenset()))
     return out
 
 
-def _indexed(notebook: str, group: list[Doc], threshold: float, pool: ProcessPoolExecutor | None = None):
+def _indexed(notebook: str, group: list[Doc], threshold: float, pool: Callable[[], ProcessPoolExecutor | None],
+             store: simcache.Store) -> tuple[list[Pair], int]:  # fmt: skip
     """One notebook's kept pairs (group[0]: the reference) and how many were compared in full."""
     stubs = boilerplate(notebook)
-    prints = _prints(notebook, group, pool)
+    prints = _prints(notebook, group, pool, store)
     short_below = int(SHORT * sum(cp.counted for cp in prints[0].values()))
     wanted = [d.owner.startswith("run:") for d in group]
     shaped: dict[int, Doc] = {}  # the documents shaped again for a full comparison, the latest SHAPED_KEPT
@@ -372,7 +419,7 @@ def write(folder: ResultsFolder, results: list[NotebookResult], earlier: Path | 
     `jobs`: processes shaping answers at once (default: one per core this process may use).
     """
     docs = run_docs(folder, results) + (earlier_docs(earlier) if earlier else [])
-    report = compare_all(docs, threshold, default_jobs() if jobs is None else jobs)
+    report = compare_all(docs, threshold, default_jobs() if jobs is None else jobs, folder.shapes_dir)
     rows: list[list[object]] = [["notebook", "a", "b", "score", "nodes", "short", "flagged", "cells"]]
     for p in report.pairs:
         cells = " ".join(f"{c}:{s:.2f}" for c, (s, _, _) in p.cells.items())

@@ -274,6 +274,7 @@ def _build(
     course, _ = grade.prepare(merged, sorted(needed & set(names)))
     for shard in sorted(states, key=str):
         _copy_tree(shard.state_dir, merged.state_dir)
+        _copy_tree(shard.shapes_dir, merged.shapes_dir)  # the shard's prints: its learners are not shaped again
         _copy_tree(shard.feedback_dir, merged.feedback_dir)
         held = CourseFolder.of(shard)
         for part in HANDED_IN:
