@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import functools
 import hashlib
 from collections import deque
 from collections.abc import Iterator, Mapping, Set
@@ -100,10 +99,15 @@ _MISSING = object()
 _NOT_CODE = frozenset(("annotation", "returns", "type_comment", "type_params", "decorator_list"))
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _code_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a kind of node that may carry code, in order."""
-    return tuple(name for name in cls._fields if name not in _NOT_CODE)
+    """The fields of a kind of node that may carry code, in order (each kind's read once)."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = tuple(name for name in getattr(cls, "_fields", ()) if name not in _NOT_CODE)
+    return found
 
 
 def _carries_code(child: object) -> bool:
@@ -122,7 +126,9 @@ def _groups(node: ast.AST) -> list[tuple[bool, list[ast.AST]]]:
         value = getattr(node, name, _MISSING)
         if value is _MISSING:
             continue
-        kids = [child for child in (value if isinstance(value, list) else [value]) if _carries_code(child)]
+        kids = [
+            c for c in (value if isinstance(value, list) else [value]) if isinstance(c, ast.AST) and _carries_code(c)
+        ]
         out.append((name == "keywords" or (bool(kids) and all(isinstance(k, ast.stmt) for k in kids)), kids))
     return out
 

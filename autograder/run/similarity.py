@@ -330,7 +330,7 @@ def _prints(notebook: str, group: list[Doc], pool: Callable[[], ProcessPoolExecu
         done = [p for part in workers.map(_shape_cells, [notebook] * len(chunks), chunks) for p in part]
     for (k, _), cp in zip(items, done, strict=True):
         store.add(k, cp)
-    return [{cell: cp for cell, (k, _) in doc.items() if (cp := store.get(k)) is not None and cp.counted}
+    return [{cell: got for cell, (k, _) in doc.items() if (got := store.get(k)) is not None and got.counted}
             for doc in keyed]  # fmt: skip
 
 
