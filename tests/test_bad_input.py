@@ -169,6 +169,7 @@ def test_a_result_nbgrader_cannot_record_is_an_error_left_for_the_next_run(tmp_p
     class Broken:
         calls = 0
         course = None  # no gradebook: nothing of a person's to bring in
+        unfollowed = 0  # no anonymous formgrader view to tell of
 
         def record(self, result, digest, executed=None):
             Broken.calls += 1

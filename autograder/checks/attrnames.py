@@ -18,7 +18,7 @@ _SAME_STRINGS = frozenset({"sorted", "reversed", "tuple", "list", "frozenset"}) 
 _READ_ONLY_CALLS = _SAME_STRINGS | {"enumerate", "zip", "len"}  # they never change a list they are given
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Known:
     """What the scan knows where a name is read: whether a name is the built-in, and a module constant's strings."""
 
@@ -251,9 +251,9 @@ def module_value(
         return None
     if (loop := _top_loop(trees, binds[0])) is not None:
         known = Known(
-            lambda n: hasattr(builtins, n) and not any(bindings(t, n) for t in trees),
-            lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "sequence"),
-            lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "string"),
+            builtin=lambda n: hasattr(builtins, n) and not any(bindings(t, n) for t in trees),
+            sequence=lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "sequence"),
+            string=lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "string"),
         )
         found = _loop_source(loop.target, loop.iter, binds[0], known)
         return None if found is None else ("string", found)

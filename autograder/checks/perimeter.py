@@ -737,12 +737,12 @@ class _Judge:
         if literal := _literal_name(call):
             return [literal]
         known = attrnames.Known(
-            functools.partial(self.program.is_builtin, scopes=scopes),
-            functools.partial(self.program.constant, kind="sequence"),
-            functools.partial(self.program.constant, kind="string"),
-            self.program.own_equality,
-            scopes,
-            self.program.parents,
+            builtin=functools.partial(self.program.is_builtin, scopes=scopes),
+            sequence=functools.partial(self.program.constant, kind="sequence"),
+            string=functools.partial(self.program.constant, kind="string"),
+            own_equality=self.program.own_equality,
+            scopes=scopes,
+            parents=self.program.parents,
         )
         values = attrnames.possible_names(call.args[1], scopes[-1], known) if len(call.args) >= 2 else None
         return sorted(values or [])
