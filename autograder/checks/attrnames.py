@@ -252,8 +252,8 @@ def module_value(
     if (loop := _top_loop(trees, binds[0])) is not None:
         known = Known(
             builtin=lambda n: hasattr(builtins, n) and not any(bindings(t, n) for t in trees),
-            sequence=lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "sequence"),
-            string=lambda n: _kind(module_value(n, trees, parents, given, seen | {name}), "string"),
+            sequence=lambda n: of_kind(module_value(n, trees, parents, given, seen | {name}), "sequence"),
+            string=lambda n: of_kind(module_value(n, trees, parents, given, seen | {name}), "string"),
         )
         found = _loop_source(loop.target, loop.iter, binds[0], known)
         return None if found is None else ("string", found)
@@ -266,6 +266,6 @@ def module_value(
     return "sequence", strings
 
 
-def _kind(value: tuple[str, list[str]] | None, kind: str) -> list[str] | None:
+def of_kind(value: tuple[str, list[str]] | None, kind: str) -> list[str] | None:
     """The strings of a module_value of that kind, else None."""
     return value[1] if value is not None and value[0] == kind else None

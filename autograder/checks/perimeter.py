@@ -560,6 +560,7 @@ class _Program:
         self._follow(cells)
         self.private = _own_attributes(cells) | self.notebook.private
         self._trees = [c.tree for c in cells]
+        self._constants: dict[str, tuple[str, list[str]] | None] = {}
         compares = {"__eq__", "__ne__", "__hash__"}
         self.own_equality = any(  # a str subclass could say "relu" == it and still be "__dict__" to getattr
             {getattr(n, "name", None), getattr(n, "id", None), getattr(n, "attr", None), getattr(n, "value", None)}
@@ -570,8 +571,10 @@ class _Program:
 
     def constant(self, name: str, kind: str) -> list[str] | None:
         """The strings of a module-level name of the answers of that kind (attrnames.module_value), else None."""
-        value = attrnames.module_value(name, self._trees, self.parents, frozenset(self.notebook.names))
-        return value[1] if value is not None and value[0] == kind else None
+        if name not in self._constants:  # each name's bindings walked once per program, not once per read
+            given = frozenset(self.notebook.names)
+            self._constants[name] = attrnames.module_value(name, self._trees, self.parents, given)
+        return attrnames.of_kind(self._constants[name], kind)
 
     def owner(self, name: str, scopes: tuple, load: bool = True) -> object:
         """The scope a name refers to where it is used: the nearest one binding it, else the module.
